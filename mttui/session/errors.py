@@ -1,0 +1,19 @@
+"""Errors of the session layer; each maps to one CLI exit code."""
+
+from __future__ import annotations
+
+from .lock import SessionLocked
+
+__all__ = ["MttuiError", "SessionLocked", "SessionNotFound", "SessionEmpty"]
+
+
+class MttuiError(Exception):
+    """A failure with a one-line message for the user (exit code 1)."""
+
+
+class SessionNotFound(MttuiError):
+    """No session matches the reference, or a prefix matches several (exit code 5)."""
+
+
+class SessionEmpty(MttuiError):
+    """The session has no readable ``session_start``."""

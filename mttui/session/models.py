@@ -1,0 +1,145 @@
+"""Plain result types of the session service (shared by the CLI and the UI)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+SearchScope = Literal["session", "project", "all"]
+
+
+@dataclass(frozen=True)
+class SessionStatus:
+    """Status badges derived from the log (no LangGraph needed)."""
+
+    awaiting_approval: bool = False
+    interrupted_tools: int = 0
+    queued: int = 0
+    corrupt_lines: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "awaiting_approval": self.awaiting_approval,
+            "interrupted_tools": self.interrupted_tools,
+            "queued": self.queued,
+            "corrupt_lines": self.corrupt_lines,
+        }
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One row of the session list."""
+
+    id: str
+    title: str | None
+    project: str
+    project_hash: str
+    path: Path
+    created_at: str
+    updated_at: str
+    message_count: int
+    provider: str | None
+    model: str | None
+    thread_id: str | None
+    last_message_preview: str = ""
+    compression_count: int = 0
+    status: SessionStatus = field(default_factory=SessionStatus)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "project": self.project,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "message_count": self.message_count,
+            "provider": self.provider,
+            "model": self.model,
+            "thread_id": self.thread_id,
+            "compression_count": self.compression_count,
+            "status": self.status.as_json(),
+        }
+
+
+@dataclass(frozen=True)
+class SessionPage:
+    sessions: list[SessionInfo]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    """One transcript message at its 1-based position ``seq`` in the transcript."""
+
+    seq: int
+    id: str
+    role: str
+    content: str
+    status: str
+    created_at: str
+    tool_calls: list[dict[str, Any]] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+    usage: dict[str, Any] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "seq": self.seq,
+            "id": self.id,
+            "role": self.role,
+            "content": self.content,
+            "status": self.status,
+            "created_at": self.created_at,
+        }
+        if self.tool_calls:
+            out["tool_calls"] = self.tool_calls
+        if self.tool_call_id:
+            out["tool_call_id"] = self.tool_call_id
+        if self.name:
+            out["name"] = self.name
+        return out
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """A keyset page of messages, ascending by ``seq``.
+
+    ``has_more``/``next_before``: older messages exist / the cursor for them.
+    ``has_newer``: newer messages exist (only for ``around`` and ``after`` pages).
+    """
+
+    session_id: str
+    messages: list[MessageRow]
+    has_more: bool
+    next_before: int | None
+    has_newer: bool = False
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    session_id: str
+    session_title: str | None
+    message_id: str
+    seq: int
+    role: str
+    snippet: str
+    score: float
+    created_at: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "session_title": self.session_title,
+            "message_id": self.message_id,
+            "seq": self.seq,
+            "role": self.role,
+            "snippet": self.snippet,
+            "score": self.score,
+            "created_at": self.created_at,
+        }
+
+
+# Marks around the matched part of a snippet (plain text; the UI styles them).
+SNIPPET_START = "\u27e6"  # ⟦
+SNIPPET_END = "\u27e7"  # ⟧

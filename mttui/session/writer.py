@@ -1,0 +1,66 @@
+"""A session opened for writing: the log plus keeping the index in step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .log import SessionLog
+
+
+class SessionWriter:
+    """The one writer of a session. Appends are fsynced, then the index catches up.
+
+    ``on_append`` (injected by the service) brings the index up to date with the
+    file right after each fsync — same process, same order (storage.md).
+    """
+
+    def __init__(
+        self,
+        log: SessionLog,
+        *,
+        thread_id: str | None,
+        project: str,
+        project_hash: str,
+        on_append: Callable[[Path], None] | None = None,
+    ) -> None:
+        self.log = log
+        self.thread_id = thread_id
+        self.project = project
+        self.project_hash = project_hash
+        self._on_append = on_append
+
+    @property
+    def session_id(self) -> str:
+        return self.log.session_id
+
+    @property
+    def path(self) -> Path:
+        return self.log.path
+
+    def append(self, type_: str, **fields: Any) -> dict[str, Any]:
+        """Append one record (fsynced) and update the index; returns the record."""
+        return self.append_many([(type_, fields)])[0]
+
+    def append_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        records = self.log.append_many(items)
+        for rec in records:
+            if rec["type"] == "session_update" and rec.get("thread_id"):
+                self.thread_id = rec["thread_id"]
+        if self._on_append is not None:
+            self._on_append(self.log.path)
+        return records
+
+    def close(self) -> None:
+        self.log.close()
+
+    @property
+    def closed(self) -> bool:
+        return self.log.closed
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

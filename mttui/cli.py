@@ -1,0 +1,232 @@
+"""The ``mttui`` command line: parses arguments, builds services, dispatches.
+
+Command modules are imported only when their command runs, so ``mttui sessions``
+never pays for Textual or LangGraph.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_APPROVAL, EXIT_LOCKED, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
+
+SETTINGS_HELP = """\
+settings (flag > environment > config.toml > default):
+  provider               --provider, MTTUI_PROVIDER       openai | offline (default: openai when
+                                                          OPENAI_API_KEY or OPENAI_BASE_URL is set)
+  model                  --model, MTTUI_MODEL
+  base_url               --base-url, OPENAI_BASE_URL
+  api_key                OPENAI_API_KEY (never stored by mttui)
+  approval               --approval, MTTUI_APPROVAL       ask | auto-edit | yolo | deny (ask)
+  token_limit            MTTUI_TOKEN_LIMIT                128000
+  compression_threshold  MTTUI_COMPRESSION_THRESHOLD      0.5
+  auto_compress          MTTUI_AUTO_COMPRESS              true
+  max_steps_per_run      MTTUI_MAX_STEPS                  50
+data: MTTUI_HOME (default: the platform's user data dir); MTTUI_DEBUG=1 shows tracebacks.
+exit codes: 0 done, 1 failed, 2 usage, 3 needs approval, 4 session locked, 5 not found.
+"""
+
+
+def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """Options accepted before and after the command (``mttui --project D sessions``)."""
+    d = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--project", metavar="DIR", default=d, help="project directory (cwd)")
+    parser.add_argument("--provider", default=d, help="openai | offline")
+    parser.add_argument("--model", default=d)
+    parser.add_argument("--base-url", dest="base_url", default=d)
+    parser.add_argument(
+        "--approval", default=d, choices=["ask", "auto-edit", "yolo", "deny"], help="approval mode"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mttui",
+        description="A terminal agent whose sessions survive anything.",
+        epilog=SETTINGS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"mttui {__version__}")
+    _common(parser, suppress=False)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--continue", dest="continue_", action="store_true",
+                       help="open the most recent session of the project")
+    group.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
+                       help="open SESSION (without one: the session browser)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def cmd(name: str, help_: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_, description=help_)
+        _common(p, suppress=True)
+        return p
+
+    cmd("demo", "fill a separate demo home with sample sessions and open the TUI")
+
+    p = cmd("exec", "run one user turn headlessly")
+    p.add_argument("prompt", nargs="?", default=None)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--session", metavar="S")
+    g.add_argument("--resume", metavar="S")
+    g.add_argument("--continue", dest="continue_", action="store_true")
+    p.add_argument("--approve", choices=["ask", "all", "none"], default="ask")
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("sessions", "list sessions, newest first")
+    p.add_argument("--all-projects", action="store_true")
+    p.add_argument("--limit", type=_positive, default=50)
+    p.add_argument("--cursor")
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("history", "show a page of a session's messages")
+    p.add_argument("session", metavar="S")
+    p.add_argument("--limit", type=_positive, default=50)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--before", type=int, metavar="SEQ")
+    g.add_argument("--around", type=int, metavar="SEQ")
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("search", "search messages (plain text, any string)")
+    p.add_argument("query")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--session", metavar="S")
+    g.add_argument("--all-projects", action="store_true")
+    p.add_argument("--limit", type=_positive, default=50)
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("resume-check", "plan a resume without changing anything")
+    p.add_argument("session", metavar="S")
+    p.add_argument("--json", action="store_true")
+
+    _queue_parser(cmd("queue", "list and edit a session's queued inputs"))
+
+    p = cmd("compact", "compress a session's history for the model")
+    p.add_argument("session", metavar="S")
+    p.add_argument("--instructions")
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("rename", "set a session's title")
+    p.add_argument("session", metavar="S")
+    p.add_argument("title")
+
+    p = cmd("delete", "delete a session and its checkpoints")
+    p.add_argument("session", metavar="S")
+    p.add_argument("--yes", action="store_true", help="do not ask")
+
+    p = cmd("export", "export a session as Markdown or JSONL")
+    p.add_argument("session", metavar="S")
+    p.add_argument("--format", choices=["markdown", "jsonl"], default="markdown")
+    p.add_argument("-o", "--output", metavar="FILE")
+
+    p = cmd("reindex", "rebuild the index from the session logs")
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("doctor", "check every session log against the index")
+    p.add_argument("--repair", action="store_true")
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def _queue_parser(p: argparse.ArgumentParser) -> None:
+    qs = p.add_subparsers(dest="queue_command", metavar="ACTION", required=True)
+    q = qs.add_parser("list")
+    q.add_argument("session", metavar="S")
+    q.add_argument("--json", action="store_true")
+    q = qs.add_parser("add")
+    q.add_argument("session", metavar="S")
+    q.add_argument("text")
+    q = qs.add_parser("edit")
+    q.add_argument("session", metavar="S")
+    q.add_argument("id")
+    q.add_argument("text")
+    q = qs.add_parser("move")
+    q.add_argument("session", metavar="S")
+    q.add_argument("id")
+    q.add_argument("position", type=int)
+    q = qs.add_parser("remove")
+    q.add_argument("session", metavar="S")
+    q.add_argument("id")
+    q = qs.add_parser("resume")
+    q.add_argument("session", metavar="S")
+    q.add_argument("--approve", choices=["ask", "all", "none"], default="ask")
+    q.add_argument("--json", action="store_true")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``mttui`` script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error worth a message.
+        sys.stderr.close()
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the one place that turns errors into exit codes
+        return report_error(exc)
+
+
+def report_error(exc: BaseException) -> int:
+    """One line on stderr and the exit code of cli.md (traceback with MTTUI_DEBUG=1)."""
+    from .session.errors import SessionLocked, SessionNotFound
+
+    if os.environ.get("MTTUI_DEBUG") == "1":
+        import traceback
+
+        traceback.print_exception(exc)
+    message = str(exc) or exc.__class__.__name__
+    print(f"mttui: {message.splitlines()[0]}", file=sys.stderr)
+    if isinstance(exc, SessionLocked):
+        return EXIT_LOCKED
+    if isinstance(exc, SessionNotFound):
+        return EXIT_NOT_FOUND
+    return EXIT_FAILED
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from .session.paths import data_home
+    from .session.service import SessionService
+
+    command = args.command
+    project = Path(args.project or os.getcwd())
+    if not project.is_dir():
+        print(f"mttui: project directory not found: {project}", file=sys.stderr)
+        return EXIT_USAGE
+    if command == "demo":
+        from .cli_tui import run_demo
+
+        return run_demo(args)
+    service = SessionService(data_home(), project)
+    if command is None:
+        from .cli_tui import run_tui
+
+        return run_tui(args, service)
+    if command == "exec":
+        from .cli_exec import run_exec
+
+        return run_exec(args, service)
+    from . import cli_read
+
+    handler = getattr(cli_read, "cmd_" + command.replace("-", "_"), None)
+    if handler is None:
+        print(f"mttui: '{command}' is not available yet", file=sys.stderr)
+        return EXIT_FAILED
+    return int(handler(args, service))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""Small helpers for the CLI's human and JSON output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from .session.records import parse_timestamp
+
+
+def emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Left-aligned columns separated by two spaces; the last column is not padded."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+    lines = []
+    for row in [list(headers), *map(list, rows)]:
+        cells = [c.ljust(widths[i]) if i < len(row) - 1 else c for i, c in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def relative_time(stamp: str, now: datetime | None = None) -> str:
+    """``5m ago``-style age of an ISO timestamp."""
+    when = parse_timestamp(stamp)
+    if when is None:
+        return stamp
+    seconds = max(0, int(((now or datetime.now(UTC)) - when).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "just now"
+
+
+def clip(text: str, width: int) -> str:
+    """One line of at most ``width`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

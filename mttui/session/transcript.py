@@ -1,0 +1,103 @@
+"""The conversation as records tell it: messages, the model's view, the journal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Transcript:
+    """What a session's log says, folded into one pass over its records."""
+
+    session_id: str | None = None
+    thread_id: str | None = None
+    thread_ids: list[str] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    last_compression: dict[str, Any] | None = None
+    # messages appended after the last compression record (by position in ``messages``)
+    after_compression_from: int = 0
+    compressions: int = 0
+    open_requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    decided: dict[str, dict[str, str]] = field(default_factory=dict)
+    dispatched: dict[str, dict[str, Any]] = field(default_factory=dict)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    remembered_tools: set[str] = field(default_factory=set)
+    has_start: bool = False
+
+    def model_view(self) -> tuple[str | None, list[dict[str, Any]]]:
+        """``(summary, messages)`` the model sees: summary + kept + everything after."""
+        if self.last_compression is None:
+            return None, list(self.messages)
+        kept_ids = set(self.last_compression.get("kept_message_ids") or [])
+        before = self.messages[: self.after_compression_from]
+        kept = [m for m in before if m.get("id") in kept_ids]
+        return self.last_compression.get("summary"), kept + self.messages[
+            self.after_compression_from :
+        ]
+
+    def answered_call_ids(self) -> set[str]:
+        return {m["tool_call_id"] for m in self.messages
+                if m.get("role") == "tool" and m.get("tool_call_id")}
+
+    def open_tool_calls(self) -> list[tuple[str, str]]:
+        """``(call_id, tool_name)`` of assistant tool calls without a tool message."""
+        answered = self.answered_call_ids()
+        out = []
+        for m in self.messages:
+            for call in m.get("tool_calls") or []:
+                cid = call.get("id")
+                if cid and cid not in answered:
+                    out.append((cid, call.get("name", "")))
+        return out
+
+    def interrupted_calls(self) -> list[str]:
+        """Calls dispatched (may have run) without an outcome: never re-run."""
+        return [cid for cid in self.dispatched if cid not in self.outcomes]
+
+
+def fold(records: Iterable[dict[str, Any]]) -> Transcript:
+    """Fold records (in file order) into a :class:`Transcript`."""
+    t = Transcript()
+    by_id: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        kind = rec.get("type")
+        if kind == "session_start":
+            t.has_start = True
+            t.session_id = rec.get("session_id")
+            if rec.get("thread_id"):
+                t.thread_id = rec["thread_id"]
+                t.thread_ids.append(rec["thread_id"])
+        elif kind == "session_update" and rec.get("thread_id"):
+            t.thread_id = rec["thread_id"]
+            t.thread_ids.append(rec["thread_id"])
+        elif kind == "transcript_message" and isinstance(rec.get("message"), dict):
+            msg = dict(rec["message"])
+            msg.setdefault("created_at", rec.get("timestamp"))
+            if msg.get("id") in by_id:  # a duplicate append: keep the first
+                continue
+            by_id[msg.get("id", "")] = msg
+            t.messages.append(msg)
+        elif kind == "message_update":
+            target = by_id.get(rec.get("message_id", ""))
+            if target is not None:
+                for key in ("status", "content", "read_at"):
+                    if key in rec:
+                        target[key] = rec[key]
+        elif kind == "compression":
+            t.last_compression = rec
+            t.after_compression_from = len(t.messages)
+            t.compressions += 1
+        elif kind == "approval_request":
+            t.open_requests[rec.get("request_id", "")] = rec
+        elif kind == "approval_decision":
+            rid = rec.get("request_id", "")
+            t.open_requests.pop(rid, None)
+            t.decided[rid] = dict(rec.get("decisions") or {})
+            t.remembered_tools.update(rec.get("remember") or [])
+        elif kind == "tool_dispatch":
+            t.dispatched[rec.get("call_id", "")] = rec
+        elif kind == "tool_outcome":
+            t.outcomes[rec.get("call_id", "")] = rec.get("status", "")
+    return t

@@ -1,0 +1,162 @@
+"""Render history items to lines (Textual ``Strip``s) at a given width.
+
+Safe to call from a worker thread: it uses its own Rich console, never the app's.
+All model and tool text goes through :func:`literal` first, and is wrapped in
+``Text``/``Markdown`` objects, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from .history_items import Item
+from .text import full_args, literal, short_args, tokens
+
+STATUS_ICON = {
+    "success": "✓",
+    "error": "✗",
+    "denied": "⊘",
+    "cancelled": "⊘",
+    "interrupted": "⚠",
+    "open": "…",
+    "running": "⟳",
+    "awaiting": "⏸",
+}
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Rich styles for history items, resolved from the theme by the view."""
+
+    user: Style = Style(bold=True, color="cyan")
+    assistant: Style = Style(bold=True, color="magenta")
+    tool: Style = Style(bold=True, color="blue")
+    dim: Style = Style(dim=True)
+    ok: Style = Style(color="green")
+    error: Style = Style(color="red")
+    warning: Style = Style(color="yellow")
+    rule: Style = Style(dim=True)
+
+
+def make_console(width: int) -> Console:
+    return Console(
+        file=io.StringIO(), width=max(width, 10), color_system="truecolor", force_terminal=True,
+        legacy_windows=False, markup=False, emoji=False, highlight=False, soft_wrap=False,
+    )
+
+
+def render_item(item: Item, width: int, pal: Palette, console: Console | None = None) -> None:
+    """Fill ``item.lines`` (body lines then one blank separator) for ``width``."""
+    console = console or make_console(width)
+    options = console.options.update(width=max(width, 10), height=None, highlight=False)
+    lines = console.render_lines(renderable(item, pal, width), options, pad=False)
+    item.lines = [Strip(line).simplify() for line in lines] + [Strip.blank(0)]
+    item.body = len(lines)
+    item.width = width
+
+
+def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
+    kind = item.kind
+    if kind == "user":
+        head = Text("You", style=pal.user)
+        if item.status not in ("", "sent"):
+            head.append(f"  · {item.status}", style=pal.warning)
+        return Group(head, Text(literal(item.text)))
+    if kind == "assistant":
+        head = Text("Assistant", style=pal.assistant)
+        if item.streaming:
+            head.append("  ⟳ streaming", style=pal.dim)
+        elif item.status == "interrupted":
+            head.append("  ⚠ interrupted", style=pal.warning)
+        elif item.status == "error":
+            head.append("  ✗ error", style=pal.error)
+        body = literal(item.text)
+        if not body.strip():
+            return Group(head, Text("…", style=pal.dim))
+        return Group(head, Markdown(body, hyperlinks=False, code_theme="monokai"))
+    if kind == "tool":
+        return tool_block(item, pal, width)
+    if kind == "compression":
+        return compression_block(item, pal)
+    if kind == "warnings":
+        return warnings_block(item, pal)
+    if kind == "notice":
+        style = {"error": pal.error, "warning": pal.warning}.get(item.status, pal.dim)
+        icon = {"error": "✗", "warning": "⚠"}.get(item.status, "·")
+        return Text(f"{icon} {literal(item.text)}", style=style)
+    return Text(literal(item.text), style=pal.dim)
+
+
+def status_style(status: str, pal: Palette) -> Style:
+    if status == "success":
+        return pal.ok
+    if status in ("error",):
+        return pal.error
+    if status in ("interrupted", "denied", "cancelled", "awaiting"):
+        return pal.warning
+    return pal.dim
+
+
+def tool_block(item: Item, pal: Palette, width: int) -> RenderableType:
+    status = item.status or "open"
+    right = Text(f"{STATUS_ICON.get(status, '·')} {status}", style=status_style(status, pal))
+    head = Text("▾ " if item.expanded else "▸ ", style=pal.dim)
+    head.append(literal(item.tool or "tool"), style=pal.tool)
+    if item.args is not None:
+        room = max(width - len(head) - len(right) - 4, 8)
+        head.append("  " + short_args(item.tool, item.args, room), style=pal.dim)
+    head.truncate(max(width - len(right) - 2, 8), overflow="ellipsis")
+    head.pad_right(max(width - len(head) - len(right), 1))
+    head.append_text(right)
+    if not item.expanded:
+        return head
+    parts: list[RenderableType] = [head]
+    if item.args is not None:
+        parts.append(Text("arguments", style=pal.dim))
+        parts.append(Padding(Text(literal(full_args(item.args))), (0, 0, 0, 2)))
+    parts.append(Text("output", style=pal.dim))
+    if item.output is None:
+        parts.append(Padding(Text("(no result yet)", style=pal.dim), (0, 0, 0, 2)))
+    else:
+        parts.append(Padding(Text(literal(item.output) or "(empty)"), (0, 0, 0, 2)))
+    return Padding(Group(*parts), (0, 0, 0, 0))
+
+
+def compression_block(item: Item, pal: Palette) -> RenderableType:
+    d = item.data
+    head = Text("▾ " if item.expanded else "▸ ", style=pal.dim)
+    head.append("◆ ", style=pal.warning)
+    head.append(f"compressed {d.get('removed_count', 0)} messages — "
+                f"{tokens(int(d.get('tokens_before') or 0))} → "
+                f"{tokens(int(d.get('tokens_after') or 0))} tokens")
+    if d.get("trigger"):
+        head.append(f"  · {d['trigger']}", style=pal.dim)
+    if not item.expanded:
+        return head
+    summary = literal(item.text) or "(no summary)"
+    return Group(head, Padding(Markdown(summary, hyperlinks=False), (0, 0, 0, 2)))
+
+
+def warnings_block(item: Item, pal: Palette) -> RenderableType:
+    warnings = item.data.get("warnings") or []
+    mode = item.data.get("mode") or ""
+    head = Text("⚠ ", style=pal.warning)
+    head.append(f"Resumed{f' ({mode})' if mode else ''}", style=pal.warning + Style(bold=True))
+    head.append(f" — {len(warnings)} warning{'s' if len(warnings) != 1 else ''}"
+                if warnings else " — no warnings", style=pal.dim)
+    lines: list[RenderableType] = [head]
+    for w in warnings:
+        line = Text("  • ")
+        line.append(str(w.get("code", "")), style=pal.warning)
+        if w.get("message"):
+            line.append(f"  {literal(str(w['message']))}")
+        lines.append(line)
+    return Group(*lines)

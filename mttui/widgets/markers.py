@@ -1,0 +1,74 @@
+"""Find compressions and resumes in a session log without parsing every line.
+
+The history pages come from the index (messages only). Compression and resume
+records are rare, so one byte scan of the log finds them and counts the
+transcript messages before each (its position in the history). Records start
+with ``{"type":"…"`` (the writer puts ``type`` first), so a line-start match is
+exact. Runs in a worker thread; no Textual here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import BinaryIO
+
+from .history_items import Marker
+
+_CHUNK = 1 << 20
+_MESSAGE = b'\n{"type":"transcript_message"'
+_KINDS = {
+    b'\n{"type":"compression"': "compression",
+    b'\n{"type":"session_resumed"': "resumed",
+}
+
+
+def scan_markers(path: Path) -> list[Marker]:
+    """Compression and resume markers of a log, in file order (none if unreadable)."""
+    try:
+        with open(path, "rb") as fh:
+            return _scan(fh)
+    except OSError:
+        return []
+
+
+def _scan(fh: BinaryIO) -> list[Marker]:
+    found: list[Marker] = []
+    messages = 0
+    carry = b"\n"
+    while True:
+        chunk = fh.read(_CHUNK)
+        buf = carry + chunk if chunk else carry + b"\n"
+        cut = buf.rfind(b"\n")
+        hits: list[tuple[int, str]] = []
+        for pattern, kind in _KINDS.items():
+            pos = buf.find(pattern, 0, cut)
+            while pos != -1:
+                hits.append((pos, kind))
+                pos = buf.find(pattern, pos + 1, cut)
+        start = 0
+        for pos, kind in sorted(hits):
+            messages += buf.count(_MESSAGE, start, pos)
+            start = pos
+            end = buf.find(b"\n", pos + 1)
+            marker = _parse(buf[pos + 1 : end], kind, messages)
+            if marker is not None:
+                found.append(marker)
+        messages += buf.count(_MESSAGE, start, cut)
+        carry = buf[cut:]
+        if not chunk:
+            break
+    return found
+
+
+def _parse(line: bytes, kind: str, anchor: int) -> Marker | None:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(rec, dict):
+        return None
+    seq = rec["seq"] if isinstance(rec.get("seq"), int) else 0
+    if kind == "compression":
+        return Marker("compression", anchor, seq, rec)
+    return Marker("resumed", anchor, seq, rec)

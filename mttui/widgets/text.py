@@ -1,0 +1,102 @@
+"""Plain text helpers for the UI: literal display, relative times, short forms.
+
+Nothing here interprets markup: model and tool output is shown as it is, with
+control characters (ANSI escapes included) made visible instead of acted on.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.text import Text
+
+# C0 controls (except tab and newline), DEL and C1 controls become visible symbols,
+# so an ANSI escape in model or tool output can never reach the terminal.
+_VISIBLE = {i: chr(0x2400 + i) for i in range(32) if i not in (9, 10)}
+_VISIBLE[127] = "\u2421"  # ␡
+_VISIBLE.update({i: "\ufffd" for i in range(0x80, 0xA0)})
+
+
+def literal(text: str) -> str:
+    """``text`` with control characters replaced by visible symbols (ESC → ␛)."""
+    return text.translate(_VISIBLE)
+
+
+def literal_text(text: str, style: str = "") -> Text:
+    """A Rich ``Text`` that shows ``text`` literally (no markup, no ANSI)."""
+    return Text(literal(text), style=style)
+
+
+def one_line(text: str, limit: int) -> str:
+    """The first non-empty line of ``text``, cut to ``limit`` cells with an ellipsis."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = literal(line)
+    return line if len(line) <= limit else line[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def parse_time(stamp: str | None) -> datetime | None:
+    if not stamp:
+        return None
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def relative_time(stamp: str | None, now: datetime) -> str:
+    """``just now``, ``5m ago``, ``3h ago``, ``2d ago``, ``Nov 02``, ``2025-11-02``."""
+    when = parse_time(stamp)
+    if when is None:
+        return "—"
+    seconds = (now - when).total_seconds()
+    if seconds < 45:
+        return "just now"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{minutes}m ago"
+    hours = int(seconds // 3600)
+    if hours < 24:
+        return f"{hours}h ago"
+    days = int(seconds // 86400)
+    if days < 7:
+        return f"{days}d ago"
+    if when.year == now.year:
+        return when.strftime("%b %d")
+    return when.strftime("%Y-%m-%d")
+
+
+def tokens(count: int) -> str:
+    """``950``, ``9.4k``, ``31k``, ``1.2M``."""
+    if count < 1000:
+        return str(count)
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{count // 1000}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+def short_args(tool: str, args: Any, limit: int = 60) -> str:
+    """A one-line summary of a tool call's arguments."""
+    if isinstance(args, dict):
+        for key in ("command", "path", "pattern", "query"):
+            value = args.get(key)
+            if isinstance(value, str) and value:
+                return one_line(value, limit)
+        text = json.dumps(args, ensure_ascii=False, separators=(", ", ": "))
+    else:
+        text = str(args)
+    return one_line(text, limit)
+
+
+def full_args(args: Any) -> str:
+    """All arguments, readable: a shell command verbatim, otherwise indented JSON."""
+    if isinstance(args, dict) and set(args) <= {"command", "timeout"} and "command" in args:
+        return str(args["command"])
+    try:
+        return json.dumps(args, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        return str(args)

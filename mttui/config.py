@@ -1,0 +1,214 @@
+"""Settings: command-line flag > environment > ``config.toml`` > default.
+
+No Textual, no LangGraph here: the CLI and the UI read settings before either
+is imported. The API key is read (environment or ``config.toml``) but never
+written anywhere by mttui.
+
+``config.toml`` (path: :func:`mttui.session.paths.config_file`)::
+
+    provider = "openai"            # or "offline"
+    model = "gpt-4o-mini"
+    base_url = "http://localhost:8000/v1"
+    approval = "ask"               # ask | auto-edit | yolo | deny
+    token_limit = 128000
+    compression_threshold = 0.5
+    auto_compress = true
+    max_steps_per_run = 50
+
+    [keys]                         # TUI binding overrides: action = "key"
+    stop = "escape"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from mttui.session.errors import MttuiError
+from mttui.session.paths import config_file
+
+PROVIDERS = ("openai", "offline")
+APPROVAL_MODES = ("ask", "auto-edit", "yolo", "deny")
+DEFAULT_MODELS = {"openai": "gpt-4o-mini", "offline": "offline"}
+
+
+class ConfigError(MttuiError):
+    """An invalid setting; the message is one line naming the source."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings of one process (see runtime.md for the meaning of each)."""
+
+    provider: str = "offline"
+    model: str = "offline"
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)  # never logged, never stored
+    approval: str = "ask"
+    token_limit: int = 128_000
+    compression_threshold: float = 0.5
+    auto_compress: bool = True
+    max_steps_per_run: int = 50
+    max_retries: int = 2
+    timeout: float = 120.0
+    keys: dict[str, str] = field(default_factory=dict)
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+    def public(self) -> dict[str, Any]:
+        """The settings without the API key (safe to print or log)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "api_key"}
+        out["api_key_set"] = bool(self.api_key)
+        return out
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected true or false")
+
+
+def _to_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("expected an integer")
+    number = int(value)
+    if number <= 0:
+        raise ValueError("must be positive")
+    return number
+
+
+def _to_float(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("expected a number")
+    return float(value)
+
+
+def _threshold(value: Any) -> float:
+    number = _to_float(value)
+    if not 0 < number <= 1:
+        raise ValueError("must be between 0 and 1")
+    return number
+
+
+def _timeout(value: Any) -> float:
+    number = _to_float(value)
+    if number <= 0:
+        raise ValueError("must be positive")
+    return number
+
+
+def _retries(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("expected an integer")
+    number = int(value)
+    if not 0 <= number <= 10:
+        raise ValueError("must be between 0 and 10")
+    return number
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        text = str(value).strip().lower()
+        if text not in options:
+            raise ValueError("expected one of " + ", ".join(options))
+        return text
+
+    return parse
+
+
+def _text(value: Any) -> str:
+    text = str(value).strip()
+    if not text:
+        raise ValueError("must not be empty")
+    return text
+
+
+# name -> (environment variable, parser)
+_SPEC: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "provider": ("MTTUI_PROVIDER", _choice(PROVIDERS)),
+    "model": ("MTTUI_MODEL", _text),
+    "base_url": ("OPENAI_BASE_URL", _text),
+    "api_key": ("OPENAI_API_KEY", _text),
+    "approval": ("MTTUI_APPROVAL", _choice(APPROVAL_MODES)),
+    "token_limit": ("MTTUI_TOKEN_LIMIT", _to_int),
+    "compression_threshold": ("MTTUI_COMPRESSION_THRESHOLD", _threshold),
+    "auto_compress": ("MTTUI_AUTO_COMPRESS", _to_bool),
+    "max_steps_per_run": ("MTTUI_MAX_STEPS", _to_int),
+    "max_retries": ("MTTUI_MAX_RETRIES", _retries),
+    "timeout": ("MTTUI_TIMEOUT", _timeout),
+}
+
+
+def read_config_file(path: Path | None = None) -> dict[str, Any]:
+    """The parsed ``config.toml`` (empty when it does not exist)."""
+    path = path if path is not None else config_file()
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    return data
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    config_path: Path | None = None,
+) -> Settings:
+    """Resolve every setting; raises :class:`ConfigError` (one line) on a bad value.
+
+    ``flags`` holds command-line values; ``None`` values count as "not given".
+    """
+    env = os.environ if environ is None else environ
+    if config_path is None:
+        config_path = config_file(env)
+    toml = read_config_file(config_path)
+    values: dict[str, Any] = {}
+    given_by: dict[str, str] = {}
+    for name, (var, parse) in _SPEC.items():
+        raw: Any = None
+        source = ""
+        if flags and flags.get(name) is not None:
+            raw, source = flags[name], f"--{name.replace('_', '-')}"
+        elif env.get(var):
+            raw, source = env[var], var
+        elif toml.get(name) is not None:
+            raw, source = toml[name], f"{config_path.name}: {name}"
+        if raw is None:
+            continue
+        try:
+            values[name] = parse(raw)
+        except (TypeError, ValueError) as exc:
+            shown = "(hidden)" if name == "api_key" else repr(raw)
+            raise ConfigError(f"invalid {source} {shown}: {exc}") from None
+        given_by[name] = source
+    if "provider" not in values:
+        values["provider"] = (
+            "openai" if values.get("api_key") or values.get("base_url") else ("offline")
+        )
+    if "model" not in values:
+        values["model"] = DEFAULT_MODELS[values["provider"]]
+    values["keys"] = _keys(toml.get("keys"), config_path)
+    return Settings(**values)
+
+
+def _keys(table: Any, path: Path) -> dict[str, str]:
+    if table is None:
+        return {}
+    if not isinstance(table, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in table.items()
+    ):
+        raise ConfigError(f'invalid [keys] in {path.name}: expected action = "key" strings')
+    return dict(table)

@@ -1,0 +1,249 @@
+"""The LangGraph agent: reasoning → tool_routing → human_approval → tool_execution → observation.
+
+Imported only when a run starts (it pulls in LangGraph and LangChain). Nodes are
+closures over a :class:`GraphContext`: the model, the journal and the stop flag
+live in the process, never in the checkpoint.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.types import interrupt
+
+from mttui.session.records import new_id
+
+from .journal import Journal
+from .messages import assert_paired, new_message_id, to_record
+from .reasoning import call_model
+from .tools import decide, execute_tool, risk_of
+
+
+class AgentState(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]
+    pending_tool_calls: list[dict[str, Any]]
+    completed_tool_calls: list[dict[str, Any]]
+    approval_requests: list[dict[str, Any]]
+    needs_human_approval: bool
+    run_id: str
+    step_count: int
+    stop_reason: str | None  # None | stopped | step_limit | error
+    error: str | None
+
+
+@dataclass
+class GraphContext:
+    """Process-side things the nodes use (never checkpointed)."""
+
+    model: Any  # a chat model with the tools bound
+    project: Path
+    journal: Journal
+    system_prompt: str
+    approval: str = "ask"
+    max_steps: int = 50
+    grace: float = 2.0
+    base_url: str | None = None
+    remembered: set[str] = field(default_factory=set)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+MESSAGES_DENIED = "denied: the user did not approve this call; it was not run"
+MESSAGES_POLICY = "denied: approval mode 'deny' refuses calls that would need approval; not run"
+MESSAGES_CANCELLED = "cancelled: the run was stopped before this call started; it was not run"
+
+
+def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
+    """Compile the agent graph for ``ctx`` with ``checkpointer``."""
+
+    def reasoning(state: AgentState) -> dict[str, Any]:
+        emit = get_stream_writer()
+        if ctx.stop.is_set():
+            return {"stop_reason": "stopped"}
+        steps = state.get("step_count", 0)
+        if steps >= ctx.max_steps:
+            return {"stop_reason": "step_limit"}
+        messages = list(state.get("messages", []))
+        assert_paired(messages)  # before EVERY model call; raises, never repairs
+        sent = [SystemMessage(content=ctx.system_prompt), *messages]
+        result = call_model(ctx.model, sent, ctx.stop, emit, base_url=ctx.base_url)
+        if result.error is not None:
+            # display-only: the error line goes to the transcript, not to the model
+            record = {
+                "id": new_message_id(),
+                "role": "assistant",
+                "content": result.error,
+                "status": "error",
+            }
+            ctx.journal.message(emit, record)
+            return {"stop_reason": "error", "error": result.error, "step_count": steps + 1}
+        ai = result.message
+        status = "interrupted" if result.interrupted else "sent"
+        record = to_record(ai, status=status, usage=result.usage)
+        ctx.journal.message(emit, record, estimated=result.estimated)
+        update: dict[str, Any] = {"messages": [ai], "step_count": steps + 1}
+        update["stop_reason"] = "stopped" if result.interrupted else None
+        return update
+
+    def tool_routing(state: AgentState) -> dict[str, Any]:
+        last = state["messages"][-1]
+        stopped = ctx.stop.is_set()
+        pending: list[dict[str, Any]] = []
+        asking: list[dict[str, Any]] = []
+        for call in getattr(last, "tool_calls", None) or []:
+            entry = {
+                "call_id": call["id"],
+                "tool_name": call["name"],
+                "arguments": call["args"],
+                "risk_level": risk_of(call["name"]),
+                "status": "approved",
+                "result": None,
+                "error_msg": None,
+            }
+            verdict = "cancel" if stopped else decide(call["name"], ctx.approval, ctx.remembered)
+            if verdict == "cancel":
+                entry["status"] = "cancelled"
+            elif verdict == "deny":
+                entry["status"], entry["error_msg"] = "denied", MESSAGES_POLICY
+            elif verdict == "ask":
+                entry["status"] = "awaiting_approval"
+                asking.append(
+                    {k: entry[k] for k in ("call_id", "tool_name", "arguments", "risk_level")}
+                )
+            pending.append(entry)
+        requests = []
+        if asking:
+            requests = [
+                {"request_id": new_id("apr"), "run_id": state.get("run_id"), "tool_calls": asking}
+            ]
+        return {
+            "pending_tool_calls": pending,
+            "needs_human_approval": bool(asking),
+            "approval_requests": requests,
+        }
+
+    def human_approval(state: AgentState) -> dict[str, Any]:
+        # Re-runs from the top on resume: nothing but interrupt() may happen here.
+        request = state["approval_requests"][-1]
+        answer = interrupt(request)
+        decisions = (answer or {}).get("decisions") or {}
+        reason = (answer or {}).get("reason")
+        pending = []
+        for entry in state["pending_tool_calls"]:
+            entry = dict(entry)
+            if entry["status"] == "awaiting_approval":
+                verdict = decisions.get(entry["call_id"], "deny")
+                if verdict == "approve":
+                    entry["status"] = "approved"
+                elif verdict == "cancel":
+                    entry["status"] = "cancelled"
+                else:
+                    entry["status"] = "denied"
+                    entry["error_msg"] = MESSAGES_DENIED + (
+                        f" (reason: {reason})" if reason else ""
+                    )
+            pending.append(entry)
+        return {
+            "pending_tool_calls": pending,
+            "needs_human_approval": False,
+            "approval_requests": [],
+        }
+
+    def tool_execution(state: AgentState) -> dict[str, Any]:
+        emit = get_stream_writer()
+        run_id = state.get("run_id") or ""
+        out_messages: list[ToolMessage] = []
+        done: list[dict[str, Any]] = []
+        for entry in state.get("pending_tool_calls", []):
+            entry = dict(entry)
+            if entry["status"] == "approved" and ctx.stop.is_set():
+                entry["status"] = "cancelled"
+            if entry["status"] == "approved":
+                ctx.journal.dispatch(emit, run_id, entry)  # fsynced before the side effect
+                res = execute_tool(
+                    ctx.project,
+                    entry["tool_name"],
+                    entry["arguments"],
+                    stop=ctx.stop,
+                    grace=ctx.grace,
+                )
+                status, text = res.status, res.output
+            elif entry["status"] == "denied":
+                status, text = "denied", entry.get("error_msg") or MESSAGES_DENIED
+            else:
+                status, text = "cancelled", MESSAGES_CANCELLED
+            entry["status"], entry["result"] = status, text
+            msg = ToolMessage(
+                content=text,
+                tool_call_id=entry["call_id"],
+                name=entry["tool_name"],
+                id=new_message_id(),
+                status="success" if status == "success" else "error",
+            )
+            shown = (
+                "sent"
+                if status in ("success", "denied")
+                else ("interrupted" if status in ("interrupted", "cancelled") else "error")
+            )
+            ctx.journal.outcome(
+                emit, run_id, entry, status, to_record(msg, status=shown, tool_status=status)
+            )
+            out_messages.append(msg)
+            done.append(entry)
+        return {"messages": out_messages, "pending_tool_calls": done}
+
+    def observation(state: AgentState) -> dict[str, Any]:
+        finished = list(state.get("completed_tool_calls", [])) + list(
+            state.get("pending_tool_calls", [])
+        )
+        update: dict[str, Any] = {"completed_tool_calls": finished, "pending_tool_calls": []}
+        if ctx.stop.is_set():
+            update["stop_reason"] = "stopped"
+        return update
+
+    def after_reasoning(state: AgentState) -> str:
+        if state.get("stop_reason"):
+            return END
+        last = state["messages"][-1] if state.get("messages") else None
+        return "tool_routing" if getattr(last, "tool_calls", None) else END
+
+    def after_routing(state: AgentState) -> str:
+        return "human_approval" if state.get("needs_human_approval") else "tool_execution"
+
+    def after_observation(state: AgentState) -> str:
+        return END if state.get("stop_reason") else "reasoning"
+
+    g = StateGraph(AgentState)
+    g.add_node("reasoning", reasoning)
+    g.add_node("tool_routing", tool_routing)
+    g.add_node("human_approval", human_approval)
+    g.add_node("tool_execution", tool_execution)
+    g.add_node("observation", observation)
+    g.add_edge(START, "reasoning")
+    g.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", END])
+    g.add_conditional_edges("tool_routing", after_routing, ["human_approval", "tool_execution"])
+    g.add_edge("human_approval", "tool_execution")
+    g.add_edge("tool_execution", "observation")
+    g.add_conditional_edges("observation", after_observation, ["reasoning", END])
+    return g.compile(checkpointer=checkpointer)
+
+
+def user_input(text: str, message_id: str, run_id: str) -> dict[str, Any]:
+    """The graph input of a new user turn: resets the per-run counters."""
+    return {
+        "messages": [HumanMessage(content=text, id=message_id)],
+        "run_id": run_id,
+        "step_count": 0,
+        "pending_tool_calls": [],
+        "completed_tool_calls": [],
+        "approval_requests": [],
+        "needs_human_approval": False,
+        "stop_reason": None,
+        "error": None,
+    }

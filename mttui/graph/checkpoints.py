@@ -1,0 +1,81 @@
+"""The checkpoint database: opening it safely and keeping it bounded.
+
+LangGraph's SQLite saver stores the whole state in every checkpoint, so a
+thread's checkpoints grow quadratically with its length. After every run we
+keep only the newest checkpoint of the thread (and its pending writes: an
+approval's interrupt lives there) and delete the rest with plain SQL. That is
+all resume needs: ``get_state`` reads the newest checkpoint, ``Command(resume=…)``
+and ``update_state(as_node=…)`` continue from it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from mttui.session.paths import FILE_MODE, ensure_dir, secure_file
+
+BUSY_TIMEOUT_S = 10.0
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection to ``checkpoints.sqlite`` (created 0600, WAL, busy timeout)."""
+    ensure_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    os.close(fd)
+    secure_file(path)
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    return conn
+
+
+def open_saver(path: Path) -> Any:
+    """A ``SqliteSaver`` on ``path`` (tables created)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    saver = SqliteSaver(connect(path))
+    saver.setup()
+    for suffix in ("-wal", "-shm"):
+        secure_file(Path(str(path) + suffix))
+    return saver
+
+
+def prune_thread(saver: Any, thread_id: str, keep: int = 1) -> int:
+    """Delete all but the newest ``keep`` checkpoints of ``thread_id``; returns how many went.
+
+    Checkpoint ids are time-ordered (uuid6), so "newest" is the largest id.
+    """
+    with saver.cursor() as cur:
+        cur.execute(
+            "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? "
+            "ORDER BY checkpoint_id DESC",
+            (thread_id,),
+        )
+        rows = cur.fetchall()
+        kept_per_ns: dict[str, int] = {}
+        doomed: list[tuple[str, str]] = []
+        for ns, cid in rows:
+            kept_per_ns[ns] = kept_per_ns.get(ns, 0) + 1
+            if kept_per_ns[ns] > keep:
+                doomed.append((ns, cid))
+        for ns, cid in doomed:
+            cur.execute(
+                "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? "
+                "AND checkpoint_id = ?",
+                (thread_id, ns, cid),
+            )
+            cur.execute(
+                "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? "
+                "AND checkpoint_id = ?",
+                (thread_id, ns, cid),
+            )
+    return len(doomed)
+
+
+def checkpoint_count(saver: Any, thread_id: str) -> int:
+    with saver.cursor(transaction=False) as cur:
+        cur.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (thread_id,))
+        return int(cur.fetchone()[0])

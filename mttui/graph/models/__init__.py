@@ -1,0 +1,35 @@
+"""Chat model providers: ``openai`` (any OpenAI-compatible server) and ``offline``.
+
+Importing this package is cheap: LangChain is imported only by :func:`make_model`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from .errors import describe_model_error
+from .offline_text import OFFLINE_HELP
+
+if TYPE_CHECKING:
+    from mttui.config import Settings
+
+__all__ = ["OFFLINE_HELP", "ModelConfigError", "describe_model_error", "make_model"]
+
+
+class ModelConfigError(Exception):
+    """The provider cannot be used with these settings (one-line message)."""
+
+
+def make_model(settings: Settings) -> Any:
+    """A LangChain chat model for ``settings.provider`` (tools are bound by the graph)."""
+    if settings.provider == "offline":
+        from .offline import OfflineChatModel
+
+        delay = float(os.environ.get("MTTUI_OFFLINE_DELAY", "0") or 0)
+        return OfflineChatModel(model_name=settings.model, chunk_delay=delay)
+    if settings.provider == "openai":
+        from .openai import make_openai
+
+        return make_openai(settings)
+    raise ModelConfigError(f"unknown provider {settings.provider!r}")

@@ -1,0 +1,32 @@
+"""The ``openai`` provider: ``ChatOpenAI`` against any OpenAI-compatible server."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mttui.config import Settings
+
+# Local servers (vLLM, Ollama, LM Studio) accept any key; the client insists on one.
+PLACEHOLDER_KEY = "not-needed"
+
+
+def make_openai(settings: Settings) -> Any:
+    """``ChatOpenAI`` with streaming usage, bounded retries (backoff on 429/5xx) and a timeout."""
+    from langchain_openai import ChatOpenAI
+
+    from . import ModelConfigError
+
+    if not settings.api_key and not settings.base_url:
+        raise ModelConfigError(
+            "provider openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)"
+        )
+    return ChatOpenAI(
+        model=settings.model,
+        base_url=settings.base_url,
+        api_key=settings.api_key or PLACEHOLDER_KEY,  # type: ignore[arg-type]
+        streaming=True,
+        stream_usage=True,
+        max_retries=settings.max_retries,
+        timeout=settings.timeout,
+    )

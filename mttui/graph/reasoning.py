@@ -1,0 +1,119 @@
+"""One model call: streamed, stoppable at any moment, errors turned into one line.
+
+The stream is read in a helper thread so that a stop takes effect at once even
+when the server sends nothing (a stalled connection): the node returns with the
+partial answer and the helper is left to finish on its own (it stops reading at
+the next chunk, or the client timeout ends it).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from .events import TextDelta
+from .messages import content_text, new_message_id
+from .models.errors import describe_model_error
+from .tokens import estimate_tokens, text_tokens
+
+POLL_S = 0.05
+
+
+@dataclass
+class ModelResult:
+    message: Any = None  # AIMessage with our id (None on error)
+    usage: dict[str, Any] | None = None
+    estimated: bool = False
+    interrupted: bool = False
+    error: str | None = None
+
+
+def _pump(model: Any, messages: list[Any], stop: threading.Event, out: queue.Queue[Any]) -> None:
+    try:
+        for chunk in model.stream(messages):
+            out.put(("chunk", chunk))
+            if stop.is_set():
+                break  # closing the generator closes the HTTP response
+    except BaseException as exc:  # handed to the node thread, which reports it
+        out.put(("error", exc))
+    finally:
+        out.put(("done", None))
+
+
+def call_model(
+    model: Any,
+    messages: list[Any],
+    stop: threading.Event,
+    emit: Any,
+    *,
+    base_url: str | None = None,
+) -> ModelResult:
+    """Stream one answer, emitting :class:`TextDelta` events; never raises for provider errors."""
+    from langchain_core.messages import AIMessage
+
+    msg_id = new_message_id()
+    chunks: queue.Queue[Any] = queue.Queue()
+    worker = threading.Thread(
+        target=_pump, args=(model, messages, stop, chunks), name="mttui-model", daemon=True
+    )
+    worker.start()
+    acc: Any = None
+    interrupted = False
+    while True:
+        try:
+            kind, item = chunks.get(timeout=POLL_S)
+        except queue.Empty:
+            if stop.is_set():
+                interrupted = True
+                break
+            continue
+        if kind == "done":
+            break
+        if kind == "error":
+            if stop.is_set():
+                interrupted = True
+                break
+            return ModelResult(error=describe_model_error(item, base_url))
+        acc = item if acc is None else acc + item
+        piece = content_text(item.content)
+        if piece:
+            emit(TextDelta(msg_id, piece))
+        if stop.is_set():
+            interrupted = True
+            break
+    text = content_text(acc.content) if acc is not None else ""
+    # A stopped stream keeps its text but never half a tool call.
+    calls = [] if interrupted or acc is None else list(acc.tool_calls)
+    invalid = [] if interrupted or acc is None else list(getattr(acc, "invalid_tool_calls", []))
+    if invalid:
+        names = ", ".join(str(c.get("name")) for c in invalid)
+        return ModelResult(error=f"model sent tool calls with invalid arguments: {names}")
+    provider = None if acc is None else getattr(acc, "usage_metadata", None)
+    if provider and not interrupted:
+        usage: dict[str, Any] = {
+            "input_tokens": int(provider.get("input_tokens") or 0),
+            "output_tokens": int(provider.get("output_tokens") or 0),
+        }
+        estimated = False
+    else:
+        usage = {
+            "input_tokens": estimate_tokens(messages),
+            "output_tokens": text_tokens(text),
+            "estimated": True,
+        }
+        estimated = True
+    metadata = {} if acc is None else dict(getattr(acc, "response_metadata", {}) or {})
+    message = AIMessage(
+        content=text,
+        id=msg_id,
+        tool_calls=calls,
+        response_metadata=metadata,
+        usage_metadata={
+            "input_tokens": usage["input_tokens"],
+            "output_tokens": usage["output_tokens"],
+            "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+        },
+    )
+    return ModelResult(message=message, usage=usage, estimated=estimated, interrupted=interrupted)

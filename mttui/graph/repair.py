@@ -1,0 +1,84 @@
+"""Closing tool calls that were left without a result (after a failure or a crash).
+
+A call whose dispatch is recorded without an outcome may have run: it is closed
+as ``interrupted`` and never re-run. Any other open call is ``cancelled``. The
+closing tool messages go into the checkpoint as if the tool node had written
+them (``update_state(as_node="tool_execution")``) and into the log as
+``tool_outcome`` + ``transcript_message``. The resume planner reuses this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .journal import Emit, Journal
+from .messages import new_message_id, to_record
+
+INTERRUPTED_TEXT = (
+    "interrupted: the process stopped while this tool was running; it was not run again"
+)
+CANCELLED_TEXT = "cancelled: the run ended before this call started; it was not run"
+
+
+def open_tool_calls(messages: list[Any]) -> list[dict[str, Any]]:
+    """Tool calls of assistant messages that have no tool message yet, in order."""
+    answered = {m.tool_call_id for m in messages if getattr(m, "type", "") == "tool"}
+    return [
+        call
+        for m in messages
+        if getattr(m, "type", "") == "ai"
+        for call in getattr(m, "tool_calls", None) or []
+        if call["id"] not in answered
+    ]
+
+
+def close_open_calls(
+    graph: Any,
+    config: dict[str, Any],
+    journal: Journal,
+    emit: Emit,
+    *,
+    dispatched: Iterable[str],
+    run_id: str = "",
+) -> list[str]:
+    """Answer every open call of the thread's checkpoint; returns the closed call ids."""
+    from langchain_core.messages import ToolMessage
+
+    state = graph.get_state(config)
+    calls = open_tool_calls(list(state.values.get("messages", [])))
+    if not calls:
+        return []
+    started = set(dispatched)
+    closing: list[ToolMessage] = []
+    for call in calls:
+        status = "interrupted" if call["id"] in started else "cancelled"
+        text = INTERRUPTED_TEXT if status == "interrupted" else CANCELLED_TEXT
+        msg = ToolMessage(
+            content=text,
+            tool_call_id=call["id"],
+            name=call["name"],
+            id=new_message_id(),
+            status="error",
+        )
+        entry = {"call_id": call["id"], "tool_name": call["name"], "arguments": call["args"]}
+        journal.outcome(
+            emit,
+            run_id or state.values.get("run_id") or "",
+            entry,
+            status,
+            to_record(msg, status="interrupted", tool_status=status),
+        )
+        closing.append(msg)
+    graph.update_state(
+        config,
+        {
+            "messages": closing,
+            "pending_tool_calls": [],
+            "approval_requests": [],
+            "needs_human_approval": False,
+            "stop_reason": "stopped",
+        },
+        as_node="observation",
+    )
+    return [c["id"] for c in calls]

@@ -1,0 +1,117 @@
+"""Streaming the graph for one run and deciding how the run ended."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from .checkpoints import prune_thread
+from .events import ApprovalRequested, MessageAdded, Notice, RunEnded, RunEvent
+from .messages import ToolPairingError, new_message_id
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+STEP_LIMIT_TEXT = (
+    "step limit reached: {n} model calls in this run (max_steps_per_run); "
+    "send a message to continue"
+)
+
+
+def _stream(graph: Any, graph_input: Any, config: dict[str, Any]) -> Iterator[Any]:
+    for mode, chunk in graph.stream(
+        graph_input, config, stream_mode=["custom", "updates"], durability="sync"
+    ):
+        if mode == "custom":
+            yield chunk
+
+
+def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
+    """Yield the run's events, ending with a :class:`RunEnded` (not yet written to the log)."""
+    from langgraph.types import Command
+
+    graph, config = runner.graph, runner.config
+    error: str | None = None
+    try:
+        try:
+            yield from _stream(graph, graph_input, config)
+            state = graph.get_state(config)
+            # A stop that raced with tool_routing: cancel the calls instead of asking.
+            while runner.stopping and state.interrupts:
+                request = state.interrupts[0].value
+                cancel = {c["call_id"]: "cancel" for c in request.get("tool_calls", [])}
+                resume = {"request_id": request.get("request_id"), "decisions": cancel}
+                yield from _stream(graph, Command(resume=resume), config)
+                state = graph.get_state(config)
+        except ToolPairingError as exc:
+            error = f"refusing to call the model: {exc}"
+        except Exception as exc:  # a bug or an I/O failure: end the run, keep the session
+            error = f"run failed: {type(exc).__name__}: {exc}"
+            if os.environ.get("MTTUI_DEBUG") == "1":
+                import traceback
+
+                traceback.print_exc()
+            yield from _close_after_failure(runner, run_id)
+        if error is not None:
+            record = {
+                "id": new_message_id(),
+                "role": "assistant",
+                "content": error,
+                "status": "error",
+            }
+            runner.writer.append("transcript_message", message=record)
+            yield MessageAdded(record)
+            yield RunEnded(run_id, "error", error)
+            return
+        yield from _ending(state, run_id)
+    finally:
+        try:
+            if runner.writer.thread_id:
+                prune_thread(runner._saver, runner.writer.thread_id)
+        except Exception as exc:  # pruning is housekeeping; never fail a run for it
+            yield Notice("warning", f"could not prune old checkpoints: {exc}")
+
+
+def _ending(state: Any, run_id: str) -> Iterator[RunEvent]:
+    for intr in state.interrupts or ():
+        value = intr.value
+        if isinstance(value, dict) and value.get("request_id"):
+            yield ApprovalRequested(
+                value["request_id"],
+                value.get("run_id") or run_id,
+                list(value.get("tool_calls") or []),
+            )
+            yield RunEnded(run_id, "awaiting_approval")
+            return
+    values = state.values
+    reason = values.get("stop_reason")
+    if reason == "stopped":
+        yield RunEnded(run_id, "stopped")
+    elif reason == "error":
+        yield RunEnded(run_id, "error", values.get("error") or "model error")
+    elif reason == "step_limit":
+        text = STEP_LIMIT_TEXT.format(n=values.get("step_count", 0))
+        yield Notice("warning", text)
+        yield RunEnded(run_id, "error", text)
+    else:
+        yield RunEnded(run_id, "completed")
+
+
+def _close_after_failure(runner: Runner, run_id: str) -> Iterator[RunEvent]:
+    """After an unexpected failure, answer the calls it left open (never re-run them)."""
+    from .repair import close_open_calls
+
+    events: list[Any] = []
+    try:
+        close_open_calls(
+            runner.graph,
+            runner.config,
+            runner.journal,
+            events.append,
+            dispatched=runner.journal.open_dispatches,
+            run_id=run_id,
+        )
+    except Exception as exc:
+        events.append(Notice("error", f"could not close open tool calls: {exc}"))
+    yield from events

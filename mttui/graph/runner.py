@@ -1,0 +1,264 @@
+"""The runner: drives the agent graph for one session and writes its log.
+
+Usage (from a thread worker; everything is a sync generator of events)::
+
+    runner = Runner(writer, settings, project=service.project,
+                    checkpoints_path=service.checkpoints_path())
+    for event in runner.run("fix the tests"):        # RunStarted … RunEnded
+        ...
+    # RunEnded(status="awaiting_approval") after an ApprovalRequested event:
+    for event in runner.answer_approval(request_id, {"call_1": "approve"}):
+        ...
+    runner.stop()            # from any thread: ends the current run as "stopped"
+    runner.end_session()     # session_end {stats}; then writer.close()
+
+Importing this module does not import LangGraph; the first run (or
+:meth:`Runner.prepare`, e.g. in a warm-up worker) does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mttui.session.errors import MttuiError
+from mttui.session.records import new_id
+from mttui.session.writer import SessionWriter
+
+from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEnded, RunEvent, RunStarted
+from .journal import Journal, scan_log
+from .prompt import system_prompt
+
+if TYPE_CHECKING:
+    from mttui.config import Settings
+
+ModelFactory = Callable[["Settings"], Any]
+DECISIONS = ("approve", "deny")
+
+
+class RunnerError(MttuiError):
+    """The runner cannot do what was asked (one-line message)."""
+
+
+class ApprovalPendingError(RunnerError):
+    """A new input while an approval waits: answer it first (the input must be queued)."""
+
+
+class Runner:
+    """Runs turns of one open session; one run at a time; :meth:`stop` is thread-safe."""
+
+    def __init__(
+        self,
+        writer: SessionWriter,
+        settings: Settings,
+        *,
+        checkpoints_path: Path,
+        project: Path | None = None,
+        model_factory: ModelFactory | None = None,
+        grace: float = 2.0,
+    ) -> None:
+        self.writer = writer
+        self.settings = settings
+        self.project = Path(project or writer.project).resolve()
+        self.checkpoints_path = Path(checkpoints_path)
+        self.grace = grace
+        self._factory = model_factory
+        self._stop = threading.Event()
+        self._busy = threading.Lock()
+        self._graph: Any = None
+        self._saver: Any = None
+        self._ctx: Any = None
+        facts = scan_log(writer.path)
+        self.journal = Journal(writer)
+        self.journal.stats = facts.stats
+        self.remembered: set[str] = set(facts.remembered)
+        self._written_requests: set[str] = set(facts.requests)
+
+    # -- setup -----------------------------------------------------------------
+    def prepare(self) -> None:
+        """Import LangGraph, build the model, open the checkpoint db (idempotent)."""
+        if self._graph is not None:
+            return
+        from .agent import GraphContext, build_graph
+        from .checkpoints import open_saver
+        from .models import ModelConfigError, make_model
+        from .tools import TOOL_SCHEMAS
+
+        factory = self._factory or make_model
+        try:
+            model = factory(self.settings).bind_tools(TOOL_SCHEMAS)
+        except ModelConfigError as exc:
+            raise RunnerError(str(exc)) from None
+        self._ctx = GraphContext(
+            model=model,
+            project=self.project,
+            journal=self.journal,
+            system_prompt=system_prompt(self.project),
+            approval=self.settings.approval,
+            max_steps=self.settings.max_steps_per_run,
+            grace=self.grace,
+            base_url=self.settings.base_url,
+            remembered=self.remembered,
+            stop=self._stop,
+        )
+        self._saver = open_saver(self.checkpoints_path)
+        self._graph = build_graph(self._ctx, self._saver)
+
+    @property
+    def graph(self) -> Any:
+        self.prepare()
+        return self._graph
+
+    @property
+    def config(self) -> dict[str, Any]:
+        if not self.writer.thread_id:
+            raise RunnerError("this session has no thread id; it cannot continue execution")
+        return {"configurable": {"thread_id": self.writer.thread_id}}
+
+    @property
+    def busy(self) -> bool:
+        return self._busy.locked()
+
+    def set_approval_mode(self, mode: str) -> None:
+        self.settings = self.settings.with_overrides(approval=mode)
+        if self._ctx is not None:
+            self._ctx.approval = mode
+
+    # -- the public operations --------------------------------------------------
+    def pending_approval(self) -> ApprovalRequested | None:
+        """The approval the checkpoint waits for (asked again after a restart), if any."""
+        state = self.graph.get_state(self.config)
+        for intr in state.interrupts or ():
+            value = intr.value
+            if isinstance(value, dict) and value.get("request_id"):
+                return ApprovalRequested(
+                    value["request_id"],
+                    value.get("run_id") or "",
+                    list(value.get("tool_calls") or []),
+                    asked_again=True,
+                )
+        return None
+
+    def run(self, text: str, *, message_id: str | None = None) -> Iterator[RunEvent]:
+        """One user turn. Raises :class:`ApprovalPendingError` while an approval waits."""
+        from .agent import user_input
+        from .messages import new_message_id
+
+        self.prepare()
+        if self.pending_approval() is not None:
+            raise ApprovalPendingError("an approval is pending: answer it before sending more")
+        run_id = new_id("run")
+        mid = message_id or new_message_id()
+        user = {"id": mid, "role": "user", "content": text, "status": "sent"}
+        self.journal.stats.turns += 1
+        head: list[tuple[str, dict[str, Any]]] = [
+            ("run_start", {"run_id": run_id}),
+            ("transcript_message", {"message": user}),
+        ]
+        yield from self._drive(user_input(text, mid, run_id), run_id, head, [MessageAdded(user)])
+
+    def answer_approval(
+        self,
+        request_id: str,
+        decisions: dict[str, str],
+        reason: str | None = None,
+        remember: list[str] | None = None,
+    ) -> Iterator[RunEvent]:
+        """Answer the pending approval (same ``request_id``) and continue the run."""
+        from langgraph.types import Command
+
+        pending = self.pending_approval()
+        if pending is None or pending.request_id != request_id:
+            raise RunnerError(f"no pending approval {request_id}")
+        known = {c["call_id"]: c["tool_name"] for c in pending.tool_calls}
+        bad = [v for v in decisions.values() if v not in DECISIONS]
+        if bad or set(decisions) - set(known):
+            raise RunnerError("decisions must map the request's call ids to approve or deny")
+        full = {cid: decisions.get(cid, "deny") for cid in known}
+        remember = sorted({t for t in remember or [] if t in known.values()})
+        fields: dict[str, Any] = {"request_id": request_id, "decisions": full}
+        if reason:
+            fields["reason"] = reason
+        if remember:
+            fields["remember"] = remember
+        self.writer.append("approval_decision", **fields)
+        self.remembered.update(remember)
+        decided = ApprovalDecided(request_id, full, reason, remember)
+        answer = {"request_id": request_id, "decisions": full, "reason": reason}
+        resume: Any = Command(resume=answer)
+        run_id = pending.run_id or new_id("run")
+        head: list[tuple[str, dict[str, Any]]] = [
+            ("run_start", {"run_id": run_id, "continues": request_id})
+        ]
+        yield from self._drive(resume, run_id, head, [decided], before_start=True)
+
+    def stop(self) -> None:
+        """Ask the current run to stop (thread-safe; a no-op when idle)."""
+        self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def end_session(self) -> None:
+        """Append ``session_end {stats}`` (totals of the whole session)."""
+        if not self.writer.closed:
+            self.writer.append("session_end", stats=self.journal.stats.as_json())
+
+    def close(self) -> None:
+        """Close the checkpoint connection (the writer stays the caller's)."""
+        if self._saver is not None:
+            self._saver.conn.close()
+            self._saver = None
+            self._graph = None
+
+    # -- driving the graph ------------------------------------------------------
+    def _drive(
+        self,
+        graph_input: Any,
+        run_id: str,
+        head: list[tuple[str, dict[str, Any]]],
+        first: list[RunEvent],
+        *,
+        before_start: bool = False,
+    ) -> Iterator[RunEvent]:
+        from .run_loop import drive
+
+        if not self._busy.acquire(blocking=False):
+            raise RunnerError("a run is already active in this session")
+        try:
+            self._stop.clear()
+            if before_start:
+                yield from first
+            self.writer.append_many(head)
+            yield RunStarted(run_id)
+            if not before_start:
+                yield from first
+            end: RunEnded | None = None
+            for event in drive(self, graph_input, run_id):
+                if (
+                    isinstance(event, ApprovalRequested)
+                    and not event.asked_again
+                    and event.request_id not in self._written_requests
+                ):
+                    self.writer.append(
+                        "approval_request",
+                        request_id=event.request_id,
+                        run_id=event.run_id,
+                        tool_calls=event.tool_calls,
+                    )
+                    self._written_requests.add(event.request_id)
+                if isinstance(event, RunEnded):
+                    end = event
+                    continue
+                yield event
+            assert end is not None
+            fields: dict[str, Any] = {"run_id": run_id, "status": end.status}
+            if end.error:
+                fields["error"] = end.error
+            self.writer.append("run_end", **fields)
+            yield end
+        finally:
+            self._busy.release()

@@ -143,3 +143,37 @@ class SearchHit:
 # Marks around the matched part of a snippet (plain text; the UI styles them).
 SNIPPET_START = "\u27e6"  # ⟦
 SNIPPET_END = "\u27e7"  # ⟧
+
+
+@dataclass(frozen=True)
+class ReindexResult:
+    """What ``reindex`` rebuilt (cli.md ``reindex --json``)."""
+
+    sessions: int
+    messages: int
+    corrupt_lines: int
+    seconds: float
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "sessions": self.sessions,
+            "messages": self.messages,
+            "corrupt_lines": self.corrupt_lines,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    """What ``doctor`` found (and, with repair, fixed). Problems: session_id, code, message."""
+
+    sessions_checked: int
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    repaired: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "sessions_checked": self.sessions_checked,
+            "problems": list(self.problems),
+            "repaired": list(self.repaired),
+        }

@@ -2,24 +2,57 @@
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+from .delete import delete_session, finish_delete
+from .errors import MttuiError, SessionNotFound
+from .export import export_jsonl, export_markdown
+from .index import ingest, queries
+from .index.ingest import ingest_file, session_row
+from .index.schema import connect
+from .index.search import search as index_search
 from .log import SessionLog
+from .models import (
+    DoctorReport,
+    HistoryPage,
+    MessageRow,
+    ReindexResult,
+    SearchHit,
+    SearchScope,
+    SessionInfo,
+    SessionPage,
+)
 from .paths import Layout, ensure_dir, project_hash
-from .reader import first_record, read_records
+from .reader import ReadStats, first_record, read_all, read_records
 from .records import new_id, new_session_id, session_filename, utc_now
+from .refs import resolve_ref
 from .writer import SessionWriter
 
 APP_VERSION = "0.1.0"
 
+log = logging.getLogger(__name__)
+
 
 class SessionService:
-    """Sessions of one data home, seen from one project directory."""
+    """Sessions of one data home, seen from one project directory.
+
+    Safe to share between threads (one lock around the index connection). The
+    index is opened lazily; nothing happens at construction.
+    """
 
     def __init__(self, home: Path, project: Path) -> None:
         self.layout = Layout(Path(home))
         self.project = Path(project).expanduser().resolve()
         self.project_hash = project_hash(self.project)
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._conn_ino: int | None = None
+        self._fresh: set[bool] = set()  # scopes caught up so far: all_projects False/True
 
     # -- writing -------------------------------------------------------------
     def project_dir(self) -> Path:
@@ -70,5 +103,219 @@ class SessionService:
             on_append=self._index_file,
         )
 
+    # -- the index -----------------------------------------------------------
+    def _db(self) -> sqlite3.Connection:
+        """The index connection, (re)opened when the file is new, replaced or unreadable."""
+        path = self.layout.index_path
+        try:
+            ino: int | None = path.stat().st_ino
+        except FileNotFoundError:
+            ino = None
+        if self._conn is not None and ino == self._conn_ino:
+            return self._conn
+        self.close()
+        self.layout.ensure()
+        try:
+            conn = connect(path)
+        except MttuiError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            # The index is derived data: an unreadable one is discarded and rebuilt.
+            log.warning("discarding unreadable index (%s)", exc)
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+            conn = connect(path)
+        self._conn, self._conn_ino = conn, path.stat().st_ino
+        self._fresh.clear()
+        return conn
+
+    def close(self) -> None:
+        """Close the index connection (it reopens on the next call)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
     def _index_file(self, path: Path) -> None:
-        """Bring the index up to date with one file (filled in by the index)."""
+        """Bring the index up to date with one file right after an append (fsynced).
+
+        The log is the source of truth: if the index cannot be updated now (busy,
+        unreadable), the append still stands and the next catch-up repairs it.
+        """
+        with self._lock:
+            try:
+                ingest_file(self._db(), self.layout, path, tail_is_final=False)
+            except (sqlite3.Error, OSError, MttuiError) as exc:
+                log.warning("index not updated for %s: %s", path.name, exc)
+
+    def catch_up(self, *, all_projects: bool = False) -> None:
+        """Refresh the index from the logs of the project (or of all projects): stat
+        every file, read only new bytes, ingest new files, drop vanished ones and
+        finish half-done deletes.
+
+        Read methods catch up automatically the first time they are used on this
+        service; call this to see other processes' later changes.
+        """
+        with self._lock:
+            conn = self._db()
+            ingest.catch_up(
+                conn, self.layout, None if all_projects else self.project_hash,
+                lambda row: finish_delete(conn, self.layout, row),
+            )  # fmt: skip
+            self._fresh.add(all_projects)
+
+    def _ensure_fresh(self, all_projects: bool = False) -> sqlite3.Connection:
+        conn = self._db()
+        if True not in self._fresh and all_projects not in self._fresh:
+            self.catch_up(all_projects=all_projects)
+        return conn
+
+    def _row(self, session_id: str) -> dict[str, Any]:
+        """The session's index row, refreshed from its file; raises ``SessionNotFound``."""
+        conn = self._ensure_fresh()
+        row = session_row(conn, session_id)
+        if row is None or row["deleting"]:
+            self._ensure_fresh(all_projects=True)
+            row = session_row(conn, session_id)
+        if row is None or row["deleting"]:
+            raise SessionNotFound(f"no session {session_id!r}")
+        path = self.layout.history_root / row["path"]
+        if not path.exists():
+            self.catch_up(all_projects=True)
+            raise SessionNotFound(f"session {session_id} has no log file any more")
+        if ingest_file(conn, self.layout, path):
+            row = session_row(conn, session_id) or row
+        return row
+
+    # -- reading -------------------------------------------------------------
+    def list_sessions(
+        self, *, all_projects: bool = False, limit: int = 50, cursor: str | None = None
+    ) -> SessionPage:
+        """Newest first (updated_at DESC, id DESC); pass ``next_cursor`` for the next page."""
+        with self._lock:
+            conn = self._ensure_fresh(all_projects)
+            phash = None if all_projects else self.project_hash
+            return queries.list_page(conn, self.layout, phash, limit, cursor)
+
+    def get(self, session_id: str) -> SessionInfo:
+        with self._lock:
+            self._row(session_id)
+            info = queries.get_info(self._db(), self.layout, session_id)
+            assert info is not None
+            return info
+
+    def resolve(self, ref: str) -> SessionInfo:
+        """A full id, a unique prefix (>= 4 characters) or ``last``; see ``refs``."""
+        with self._lock:
+            conn = self._ensure_fresh()
+
+            def everywhere(prefix: str) -> list[SessionInfo]:
+                self._ensure_fresh(all_projects=True)
+                return queries.find_prefix(conn, self.layout, prefix, None)
+
+            info = resolve_ref(
+                ref,
+                newest=lambda: queries.newest_of_project(conn, self.layout, self.project_hash),
+                in_project=lambda p: queries.find_prefix(conn, self.layout, p, self.project_hash),
+                everywhere=everywhere,
+            )
+            return self.get(info.id)
+
+    def history(
+        self,
+        session_id: str,
+        *,
+        limit: int = 50,
+        before: int | None = None,
+        around: int | None = None,
+        after: int | None = None,
+    ) -> HistoryPage:
+        """A keyset page of messages, ascending (default: the newest ``limit``)."""
+        with self._lock:
+            row = self._row(session_id)
+            return queries.history_page(
+                self._db(), row["sess"], session_id,
+                limit=limit, before=before, around=around, after=after,
+            )  # fmt: skip
+
+    def search(
+        self,
+        query: str,
+        *,
+        scope: SearchScope = "project",
+        session_id: str | None = None,
+        limit: int = 50,
+    ) -> list[SearchHit]:
+        """Ranked hits (see ``index.search.search``); a ``session_id`` implies scope session."""
+        with self._lock:
+            key: Any = None
+            if session_id is not None or scope == "session":
+                if session_id is None:
+                    raise MttuiError("searching one session needs its id")
+                scope, key = "session", self._row(session_id)["sess"]
+            elif scope == "project":
+                key = self.project_hash
+            conn = self._ensure_fresh(scope == "all")
+            return index_search(conn, query, scope=scope, key=key, limit=limit)
+
+    def records(self, session_id: str) -> tuple[list[dict[str, Any]], ReadStats]:
+        """Every readable record of a session, with what the read skipped."""
+        with self._lock:
+            path = self.layout.history_root / self._row(session_id)["path"]
+        return read_all(path)
+
+    def export(self, session_id: str, fmt: str = "markdown") -> Iterator[str]:
+        """The session as ``markdown`` or ``jsonl`` text chunks (streamed)."""
+        if fmt not in ("markdown", "jsonl"):
+            raise MttuiError(f"unknown export format {fmt!r} (use markdown or jsonl)")
+        info = self.get(session_id)
+        if fmt == "jsonl":
+            return export_jsonl(info.path)
+        return export_markdown(info, self._iter_messages(session_id))
+
+    def _iter_messages(self, session_id: str) -> Iterator[MessageRow]:
+        seq, batch = 0, 500
+        while True:
+            with self._lock:
+                page = self.history(session_id, after=seq, limit=batch)
+            yield from page.messages
+            if not page.has_newer:
+                return
+            seq = page.messages[-1].seq
+
+    # -- changing ------------------------------------------------------------
+    def open_writer(self, session_id: str) -> SessionWriter:
+        """Open a session for writing by id; raises ``SessionLocked``/``SessionNotFound``."""
+        return self.open_session(self.get(session_id).path)
+
+    def rename(self, session_id: str, title: str) -> None:
+        """Append ``session_update {title}`` (takes the write lock: ``SessionLocked``)."""
+        title = " ".join(title.split())
+        if not title:
+            raise MttuiError("a session title cannot be empty")
+        with self.open_writer(session_id) as writer:
+            writer.append("session_update", title=title)
+
+    def delete(self, session_id: str) -> None:
+        """Staged delete (see ``delete``); raises ``SessionLocked`` if it is being written."""
+        with self._lock:
+            delete_session(self._db(), self.layout, self._row(session_id))
+
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> ReindexResult:
+        """Rebuild the index from the logs; ``progress(done, total)`` counts bytes."""
+        with self._lock:
+            conn = self._db()
+            for (sid,) in conn.execute("SELECT id FROM sessions WHERE deleting = 1").fetchall():
+                row = session_row(conn, sid)
+                if row is not None:
+                    finish_delete(conn, self.layout, row)
+            result = ingest.rebuild(self.layout, progress)
+            self._fresh.update((True, False))
+            return result
+
+    def doctor(self, repair: bool = False) -> DoctorReport:
+        """Check every log against the index; ``repair`` finishes deletes, fixes
+        permissions and rebuilds the index."""
+        from .doctor import run_doctor
+
+        with self._lock:
+            return run_doctor(self, repair=repair)

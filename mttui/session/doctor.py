@@ -1,0 +1,125 @@
+"""``mttui doctor``: check every log and the index, report problems, optionally repair.
+
+Checking is read-only (no catch-up first, or "missing from the index" could never
+be seen). Codes: ``corrupt_lines``, ``seq_gap``, ``unknown_record_types``,
+``no_session_start``, ``permissions``, ``not_indexed``, ``index_stale`` (the
+index disagrees with the file's readable content), ``missing_file`` (index row
+without a log), ``delete_unfinished``, ``index_corrupt``. Repair finishes deletes,
+fixes permissions and rebuilds the index from the logs.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from .delete import finish_delete
+from .index.ingest import rel_path, session_files, session_row
+from .models import DoctorReport
+from .paths import DIR_MODE, FILE_MODE
+from .reader import read_all
+from .records import parse_session_filename
+
+if TYPE_CHECKING:
+    from .service import SessionService
+
+
+def _problem(sid: str | None, code: str, message: str) -> dict[str, Any]:
+    return {"session_id": sid, "code": code, "message": message}
+
+
+def _index_problems(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    try:
+        ok = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        if ok:
+            conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
+    except sqlite3.DatabaseError:
+        ok = False
+    return [] if ok else [_problem(None, "index_corrupt", "the index fails its integrity check")]
+
+
+def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]]:
+    """``(sessions checked, problems, paths with bad permissions)``."""
+    layout = service.layout
+    conn = service._db()
+    problems = _index_problems(conn)
+    indexed = {
+        r[1]: r
+        for r in conn.execute(
+            "SELECT id, path, message_count, corrupt_lines, deleting FROM sessions"
+        )
+    }
+    bad_modes: list[str] = []
+    checked = 0
+    for path, st in session_files(layout, None):
+        checked += 1
+        sid = parse_session_filename(path.name)[1]  # type: ignore[index]
+        records, stats = read_all(path)
+        if stats.corrupt_lines:
+            problems.append(
+                _problem(sid, "corrupt_lines", f"{stats.corrupt_lines} line(s) cannot be read")
+            )
+        if stats.seq_gaps:
+            problems.append(_problem(sid, "seq_gap", f"{stats.seq_gaps} gap(s) in seq"))
+        if stats.unknown_types:
+            problems.append(
+                _problem(
+                    sid, "unknown_record_types", f"{stats.unknown_types} record(s) of unknown type"
+                )
+            )
+        if not records or records[0].get("type") != "session_start":
+            problems.append(
+                _problem(sid, "no_session_start", "the log does not start with session_start")
+            )
+        if st.st_mode & 0o777 != FILE_MODE:
+            bad_modes.append(str(path))
+            problems.append(_problem(sid, "permissions", f"{path.name} is not mode 0600"))
+        row = indexed.pop(rel_path(layout, path), None)
+        messages = sum(
+            1
+            for r in records
+            if r.get("type") == "transcript_message" and isinstance(r.get("message"), dict)
+        )
+        if row is None:
+            problems.append(_problem(sid, "not_indexed", "the log is missing from the index"))
+        elif not row[4] and row[2] != messages:
+            problems.append(
+                _problem(sid, "index_stale", f"index has {row[2]} messages, the log {messages}")
+            )
+    for folder in (layout.home, layout.history_root):
+        if folder.exists() and folder.stat().st_mode & 0o777 != DIR_MODE:
+            bad_modes.append(str(folder))
+            problems.append(_problem(None, "permissions", f"{folder.name}/ is not mode 0700"))
+    for rel, row in indexed.items():
+        if row[4]:
+            problems.append(_problem(row[0], "delete_unfinished", "a delete was interrupted"))
+        else:
+            problems.append(_problem(row[0], "missing_file", f"{rel} no longer exists"))
+    return checked, problems, bad_modes
+
+
+def run_doctor(service: SessionService, *, repair: bool) -> DoctorReport:
+    checked, problems, bad_modes = check(service)
+    repaired: list[dict[str, Any]] = []
+    if not repair:
+        return DoctorReport(checked, problems, repaired)
+    conn = service._db()
+    for p in problems:
+        if p["code"] == "delete_unfinished":
+            row = session_row(conn, p["session_id"])
+            if row is not None:
+                finish_delete(conn, service.layout, row)
+                repaired.append(_problem(p["session_id"], "delete_finished", "delete completed"))
+    for name in bad_modes:
+        os.chmod(name, DIR_MODE if os.path.isdir(name) else FILE_MODE)
+        repaired.append(_problem(None, "permissions", f"{os.path.basename(name)} fixed"))
+    result = service.reindex()
+    repaired.append(
+        _problem(
+            None,
+            "reindexed",
+            f"index rebuilt: {result.sessions} sessions, {result.messages} messages",
+        )
+    )
+    return DoctorReport(checked, problems, repaired)

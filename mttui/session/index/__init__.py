@@ -1,0 +1,4 @@
+"""The derived index (``index.sqlite``): schema, ingest, pages and search.
+
+Everything here can be rebuilt from the JSONL logs (``ingest.rebuild``).
+"""

@@ -1,0 +1,316 @@
+"""Projecting log records into index rows: one session at a time, in file order.
+
+The same code runs for incremental catch-up and for a full rebuild, which is what
+makes "incremental index == rebuilt index" hold by construction; the only switch
+is ``bulk`` (a rebuild fills the FTS table once at the end instead of per row).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from typing import Any
+
+from ..records import iso_timestamp, parse_timestamp, title_from_text
+
+_CANON_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+PREVIEW_CHARS = 120
+# Pending states that still wait to run (pending.md); they make the "queued" badge.
+QUEUED_STATES = ("waiting", "held", "needs_retry")
+_PENDING_STATE_BY_TYPE = {
+    "pending_take": "taken",
+    "pending_read": "read",
+    "pending_fail": "failed",
+    "pending_retry": "needs_retry",
+    "pending_held": "held",
+}
+_EXTRA_KEYS = ("tool_calls", "tool_call_id", "name", "usage")
+
+
+def normalize_ts(value: Any) -> str | None:
+    """A record timestamp in the canonical sortable form, or ``None``."""
+    if isinstance(value, str) and _CANON_TS.match(value):
+        return value
+    when = parse_timestamp(value) if isinstance(value, str) else None
+    if when is None or when.tzinfo is None:
+        return None
+    return iso_timestamp(when)
+
+
+def content_text(content: Any) -> str:
+    """Plain text of a message ``content`` (a string or LangChain content blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            b if isinstance(b, str) else str(b.get("text", ""))
+            for b in content
+            if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+        ]
+        return "\n".join(p for p in parts if p)
+    return "" if content is None else str(content)
+
+
+def preview_of(text: str, extra: dict[str, Any] | None) -> str:
+    flat = " ".join(text.split())
+    if not flat and extra and extra.get("tool_calls"):
+        names = [str(c.get("name", "?")) for c in extra["tool_calls"] if isinstance(c, dict)]
+        flat = "[tool call: " + ", ".join(names) + "]"
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+
+
+def _item_id(rec: dict[str, Any]) -> str | None:
+    for key in ("item_id", "pending_id", "id"):
+        if isinstance(rec.get(key), str):
+            return str(rec[key])
+    return None
+
+
+class SessionApplier:
+    """Applies records of one session to its ``sessions`` row and child tables.
+
+    ``row`` is the session's row as a dict (it must already exist, for ``sess``).
+    New messages are buffered and written by :meth:`flush`; everything else is
+    written as it is applied (those tables are tiny).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, row: dict[str, Any], *, bulk: bool) -> None:
+        self.conn = conn
+        self.row = row
+        self.sess: int = row["sess"]
+        self.bulk = bulk
+        self._new: list[list[Any]] = []
+        self._new_by_id: dict[str, list[Any]] = {}
+        self._last_extra: dict[str, Any] | None = None
+
+    # -- records ---------------------------------------------------------------
+    def apply(self, offset: int, rec: dict[str, Any]) -> None:
+        row = self.row
+        ts = normalize_ts(rec.get("timestamp"))
+        if ts is not None:
+            row["updated_at"] = ts
+            if not row["created_at"]:
+                row["created_at"] = ts
+        handler = getattr(self, "_on_" + rec["type"], None)
+        if handler is None and rec["type"].startswith("pending_"):
+            handler = self._on_pending
+        if handler is not None:
+            handler(offset, rec, ts or "")
+
+    def _on_session_start(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        row = self.row
+        if isinstance(rec.get("project"), str):
+            row["project"] = rec["project"]
+        for key in ("provider", "model"):
+            if isinstance(rec.get(key), str):
+                row[key] = rec[key]
+        if isinstance(rec.get("title"), str) and rec["title"].strip():
+            row["explicit_title"] = rec["title"].strip()
+        self._thread(rec.get("thread_id"))
+
+    def _on_session_update(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        self._on_session_start(
+            offset, {k: rec.get(k) for k in ("provider", "model", "title", "thread_id")}, ""
+        )
+
+    def _thread(self, thread_id: Any) -> None:
+        if isinstance(thread_id, str) and thread_id:
+            self.row["thread_id"] = thread_id
+            self.conn.execute(
+                "INSERT OR IGNORE INTO threads (sess, thread_id) VALUES (?, ?)",
+                (self.sess, thread_id),
+            )
+
+    def _on_transcript_message(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        msg = rec.get("message")
+        if not isinstance(msg, dict):
+            return
+        row = self.row
+        row["message_count"] += 1
+        seq = row["message_count"]
+        text = content_text(msg.get("content"))
+        role = str(msg.get("role") or "user")
+        mid = str(msg.get("id") or f"{row['id']}:{seq}")
+        extra = {k: msg[k] for k in _EXTRA_KEYS if msg.get(k)}
+        new = [
+            self.sess,
+            seq,
+            mid,
+            role,
+            str(msg.get("status") or "sent"),
+            ts,
+            offset,
+            text,
+            json.dumps(extra, ensure_ascii=False) if extra else None,
+        ]
+        self._new.append(new)
+        self._new_by_id[mid] = new
+        if role == "user" and not row["derived_title"]:
+            row["derived_title"] = title_from_text(text) or None
+        self._last_extra = extra
+        row["last_message_preview"] = preview_of(text, extra)
+
+    def _on_message_update(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        mid = rec.get("message_id")
+        if not isinstance(mid, str):
+            return
+        status = rec.get("status") if isinstance(rec.get("status"), str) else None
+        text = content_text(rec["content"]) if "content" in rec else None
+        if status is None and text is None:
+            return
+        new = self._new_by_id.get(mid)
+        if new is not None:
+            new[4] = status or new[4]
+            new[7] = new[7] if text is None else text
+            seq, extra_json = new[1], new[8]
+        else:
+            found = self.conn.execute(
+                "SELECT rid, msg_seq, text, extra FROM messages WHERE sess = ? AND id = ? "
+                "ORDER BY msg_seq DESC LIMIT 1",
+                (self.sess, mid),
+            ).fetchone()
+            if found is None:
+                return
+            rid, seq, old_text, extra_json = found
+            if text is not None and not self.bulk:
+                self.conn.execute(
+                    "INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', ?, ?)",
+                    (rid, old_text),
+                )
+                self.conn.execute(
+                    "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)", (rid, text)
+                )
+            self.conn.execute(
+                "UPDATE messages SET status = coalesce(?, status), text = coalesce(?, text) "
+                "WHERE rid = ?",
+                (status, text, rid),
+            )
+        if text is not None and seq == self.row["message_count"]:
+            extra = json.loads(extra_json) if extra_json else None
+            self.row["last_message_preview"] = preview_of(text, extra)
+
+    def _on_approval_request(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        if isinstance(rec.get("request_id"), str):
+            self.conn.execute(
+                "INSERT OR REPLACE INTO approvals (sess, request_id, run_id, tool_calls, "
+                "requested_at, decided, decisions) VALUES (?, ?, ?, ?, ?, 0, NULL)",
+                (
+                    self.sess,
+                    rec["request_id"],
+                    rec.get("run_id"),
+                    json.dumps(rec.get("tool_calls") or [], ensure_ascii=False),
+                    ts,
+                ),
+            )
+
+    def _on_approval_decision(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        self.conn.execute(
+            "UPDATE approvals SET decided = 1, decisions = ? WHERE sess = ? AND request_id = ?",
+            (
+                json.dumps(rec.get("decisions") or {}, ensure_ascii=False),
+                self.sess,
+                rec.get("request_id"),
+            ),
+        )
+
+    def _on_tool_dispatch(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        if isinstance(rec.get("call_id"), str):
+            self.conn.execute(
+                "INSERT OR REPLACE INTO open_tools (sess, call_id, run_id, tool_name, "
+                "dispatched_at) VALUES (?, ?, ?, ?, ?)",
+                (self.sess, rec["call_id"], rec.get("run_id"), rec.get("tool_name"), ts),
+            )
+
+    def _on_tool_outcome(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        self.conn.execute(
+            "DELETE FROM open_tools WHERE sess = ? AND call_id = ?", (self.sess, rec.get("call_id"))
+        )
+
+    def _on_compression(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        self.row["compression_count"] += 1
+
+    def _on_pending(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+        """A simple projection of pending inputs (pending.md; the feature is provisional).
+
+        ``pending_add`` creates an item (queue: ``waiting``, steer: ``unread``);
+        ``pending_remove`` deletes it; ``pending_edit``/``pending_move`` change text
+        and position; other ``pending_*`` types set the state their name implies,
+        and an explicit ``state`` field always wins.
+        """
+        item = _item_id(rec)
+        if item is None:
+            return
+        kind = rec["type"]
+        if kind == "pending_remove":
+            self.conn.execute(
+                "DELETE FROM pending WHERE sess = ? AND item_id = ?", (self.sess, item)
+            )
+            return
+        if kind == "pending_add":
+            mode = "steer" if rec.get("mode") == "steer" else "queue"
+            self.conn.execute(
+                "INSERT OR REPLACE INTO pending (sess, item_id, mode, text, state, position, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self.sess,
+                    item,
+                    mode,
+                    str(rec.get("text") or ""),
+                    "unread" if mode == "steer" else "waiting",
+                    rec.get("position"),
+                    ts,
+                ),
+            )
+        state = rec.get("state") if isinstance(rec.get("state"), str) else None
+        state = state or _PENDING_STATE_BY_TYPE.get(kind)
+        text = rec.get("text") if kind == "pending_edit" else None
+        position = rec.get("position") if kind == "pending_move" else None
+        if state or text is not None or position is not None:
+            self.conn.execute(
+                "UPDATE pending SET state = coalesce(?, state), text = coalesce(?, text), "
+                "position = coalesce(?, position) WHERE sess = ? AND item_id = ?",
+                (state, text, position, self.sess, item),
+            )
+
+    # -- writing ---------------------------------------------------------------
+    def flush(self) -> None:
+        """Write buffered messages (and, incrementally, their FTS rows)."""
+        if not self._new:
+            return
+        first_seq = self._new[0][1]
+        self.conn.executemany(
+            "INSERT INTO messages (sess, msg_seq, id, role, status, created_at, byte_offset, "
+            "text, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            self._new,
+        )
+        if not self.bulk:
+            self.conn.execute(
+                "INSERT INTO messages_fts (rowid, text) SELECT rid, text FROM messages "
+                "WHERE sess = ? AND msg_seq >= ?",
+                (self.sess, first_seq),
+            )
+        self._new.clear()
+        self._new_by_id.clear()
+
+    def finish(self) -> None:
+        """Flush, derive the badges and the title, and store the session row."""
+        self.flush()
+        row, conn, sess = self.row, self.conn, self.sess
+        row["title"] = row["explicit_title"] or row["derived_title"]
+        row["awaiting_approval"] = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM approvals WHERE sess = ? AND decided = 0)", (sess,)
+        ).fetchone()[0]
+        row["interrupted_tools"] = conn.execute(
+            "SELECT count(*) FROM open_tools WHERE sess = ?", (sess,)
+        ).fetchone()[0]
+        row["queued_count"] = conn.execute(
+            "SELECT count(*) FROM pending WHERE sess = ? AND mode = 'queue' AND state IN "
+            f"({','.join('?' * len(QUEUED_STATES))})",
+            (sess, *QUEUED_STATES),
+        ).fetchone()[0]
+        cols = [c for c in row if c != "sess"]
+        conn.execute(
+            f"UPDATE sessions SET {', '.join(c + ' = ?' for c in cols)} WHERE sess = ?",
+            [row[c] for c in cols] + [sess],
+        )

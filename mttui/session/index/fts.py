@@ -1,0 +1,127 @@
+"""Turning any user text into a safe FTS5 query, and scoring/snippeting candidates.
+
+The FTS table uses the trigram tokenizer with ``detail=none`` (no positions,
+about a third of the size). A query token of 3+ characters is therefore matched
+as an AND of its own trigrams, each one double-quoted (quotes doubled) so no
+user text is ever parsed as FTS syntax; candidates are then confirmed with
+``instr`` on the stored text. Tokens shorter than 3 characters (e.g. two CJK
+characters) cannot use trigrams at all and are matched with ``instr`` only.
+Matching is case-insensitive for ASCII letters.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+
+from ..models import SNIPPET_END, SNIPPET_START
+
+# Bounds that keep hostile input (10 000 characters, thousands of words) cheap and
+# inside SQLite's limits; tokens beyond them are still checked, in Python.
+MAX_SQL_TOKENS = 8
+MAX_TRIGRAMS_PER_TOKEN = 12
+SNIPPET_BEFORE = 40
+SNIPPET_WIDTH = 140
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_SPACE = re.compile(r"\s+")
+
+
+def ascii_lower(text: str) -> str:
+    """Lower-case ASCII letters only, exactly like SQLite's ``lower()`` (length-preserving)."""
+    return text.translate(_ASCII_LOWER)
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    tokens: list[str]  # every distinct token, ASCII-lower-cased
+    long: list[str]  # tokens matched through FTS (>= 3 characters), at most MAX_SQL_TOKENS
+    short: list[str]  # tokens matched with instr only, at most MAX_SQL_TOKENS
+    unchecked: list[str]  # tokens over the SQL bounds, confirmed in Python
+
+    @property
+    def fts_query(self) -> str:
+        return " AND ".join(quote(t) for tok in self.long for t in trigrams(tok))
+
+
+def parse_query(query: str) -> ParsedQuery:
+    """Split on whitespace, drop what SQLite cannot bind (NUL, lone surrogates)."""
+    clean = query.replace("\x00", " ").encode("utf-8", "ignore").decode("utf-8")
+    tokens: list[str] = []
+    for tok in _SPACE.split(ascii_lower(clean)):
+        if tok and tok not in tokens:
+            tokens.append(tok)
+    # The longest tokens are the most selective: they go to SQL first.
+    ranked = sorted(tokens, key=len, reverse=True)
+    long = [t for t in ranked if len(t) >= 3][:MAX_SQL_TOKENS]
+    short = [t for t in ranked if len(t) < 3][:MAX_SQL_TOKENS]
+    unchecked = [t for t in tokens if t not in long and t not in short]
+    return ParsedQuery(tokens, long, short, unchecked)
+
+
+def quote(text: str) -> str:
+    """One FTS5 string: double-quoted, inner double quotes doubled."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def trigrams(token: str) -> list[str]:
+    """Distinct trigrams of ``token``, evenly thinned to a bounded number.
+
+    Any subset is correct (``instr`` confirms every candidate); more is just
+    more selective.
+    """
+    grams = list(dict.fromkeys(token[i : i + 3] for i in range(len(token) - 2)))
+    if len(grams) <= MAX_TRIGRAMS_PER_TOKEN:
+        return grams
+    step = (len(grams) - 1) / (MAX_TRIGRAMS_PER_TOKEN - 1)
+    return list(dict.fromkeys(grams[round(i * step)] for i in range(MAX_TRIGRAMS_PER_TOKEN)))
+
+
+def matches_all(text: str, tokens: list[str]) -> bool:
+    low = ascii_lower(text)
+    return all(t in low for t in tokens)
+
+
+def score(text: str, tokens: list[str], avg_len: float) -> float:
+    """BM25-like: saturating term frequency, normalised by length; higher is better."""
+    low = ascii_lower(text)
+    norm = 1.2 * (0.25 + 0.75 * len(text) / max(avg_len, 1.0))
+    total = 0.0
+    for tok in tokens:
+        tf = low.count(tok)
+        total += tf / (tf + norm) if tf else 0.0
+    return total
+
+
+def snippet(text: str, tokens: list[str]) -> str:
+    """A one-line excerpt around the first match, every match marked ⟦…⟧."""
+    low = ascii_lower(text)
+    hits = [p for p in (low.find(t) for t in tokens) if p >= 0]
+    first = min(hits) if hits else 0
+    start = max(0, first - SNIPPET_BEFORE)
+    if start:
+        space = text.rfind(" ", start - 15, start + 1)  # prefer starting on a word
+        start = space + 1 if space > 0 else start
+    end = min(len(text), start + SNIPPET_WIDTH)
+    spans: list[tuple[int, int]] = []
+    window = low[start:end]
+    for tok in tokens:
+        pos = window.find(tok)
+        while pos >= 0:
+            spans.append((pos, min(pos + len(tok), len(window))))
+            pos = window.find(tok, pos + len(tok))
+    merged: list[list[int]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    piece = text[start:end]
+    out, last = [], 0
+    for a, b in merged:
+        out += [piece[last:a], SNIPPET_START, piece[a:b], SNIPPET_END]
+        last = b
+    out.append(piece[last:])
+    body = _SPACE.sub(" ", "".join(out)).strip()
+    return ("…" if start else "") + body + ("…" if end < len(text) else "")

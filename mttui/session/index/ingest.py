@@ -1,0 +1,273 @@
+"""Bringing the index up to date with the logs: one file, a catch-up scan, a rebuild."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..lock import is_locked
+from ..models import ReindexResult
+from ..paths import Layout
+from ..reader import ReadStats, read_records
+from ..records import parse_session_filename
+from .apply import SessionApplier
+from .schema import SESSION_TABLES, connect
+
+# New messages are written in chunks so a huge file never sits in memory whole.
+_FLUSH_EVERY = 20_000
+
+Progress = Callable[[int, int], None]
+
+
+def rel_path(layout: Layout, path: Path) -> str:
+    """Paths are stored relative to the history root, so a moved home still works."""
+    return path.relative_to(layout.history_root).as_posix()
+
+
+def session_row(conn: sqlite3.Connection, sid: str) -> dict[str, Any] | None:
+    cur = conn.execute("SELECT * FROM sessions WHERE id = ?", (sid,))
+    found = cur.fetchone()
+    if found is None:
+        return None
+    return dict(zip([d[0] for d in cur.description], found, strict=True))
+
+
+def remove_session_rows(conn: sqlite3.Connection, sess: int) -> None:
+    """Drop a session and everything derived from it (FTS first: it needs the text)."""
+    conn.execute(
+        "INSERT INTO messages_fts (messages_fts, rowid, text) "
+        "SELECT 'delete', rid, text FROM messages WHERE sess = ?",
+        (sess,),
+    )
+    for table in SESSION_TABLES:
+        conn.execute(f"DELETE FROM {table} WHERE sess = ?", (sess,))
+    conn.execute("DELETE FROM sessions WHERE sess = ?", (sess,))
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` unless the caller already holds a transaction.
+
+    Taking the write lock before reading the stored offset is what keeps two
+    processes catching up the same file from ingesting the same bytes twice.
+    """
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def ingest_file(
+    conn: sqlite3.Connection,
+    layout: Layout,
+    path: Path,
+    *,
+    bulk: bool = False,
+    tail_is_final: bool | None = None,
+) -> bool:
+    """Ingest what is new in one log since the stored offset; ``True`` if anything changed.
+
+    A partial last line is left alone while the file's writer is alive and counted
+    as corrupt once it is not (``tail_is_final`` overrides the lock probe). Because
+    the offset of such a counted torn line is kept, a later read re-examines it:
+    if a writer completed the line meanwhile, it is un-counted and read.
+    """
+    parsed = parse_session_filename(path.name)
+    if parsed is None:
+        return False
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return False
+    sid, rel = parsed[1], rel_path(layout, path)
+    with _transaction(conn):
+        row = session_row(conn, sid)
+        if row is not None:
+            if row["deleting"]:
+                return False
+            if row["path"] != rel:
+                if (layout.history_root / row["path"]).exists():
+                    return False  # two files claim one id: the first one indexed wins
+                remove_session_rows(conn, row["sess"])
+                row = None
+            elif (row["file_size"], row["file_mtime_ns"]) == (st.st_size, st.st_mtime_ns):
+                return False
+            elif st.st_size < row["byte_offset"]:  # rewritten or truncated: start over
+                remove_session_rows(conn, row["sess"])
+                row = None
+        if row is None:
+            conn.execute(
+                "INSERT INTO sessions (id, project_hash, path) VALUES (?, ?, ?)",
+                (sid, path.parent.name, rel),
+            )
+            row = session_row(conn, sid)
+            assert row is not None
+        row["file_size"], row["file_mtime_ns"] = st.st_size, st.st_mtime_ns
+        _read_into(conn, row, path, bulk=bulk, tail_is_final=tail_is_final)
+        return True
+
+
+def _read_into(
+    conn: sqlite3.Connection,
+    row: dict[str, Any],
+    path: Path,
+    *,
+    bulk: bool,
+    tail_is_final: bool | None,
+) -> None:
+    final = (not is_locked(path)) if tail_is_final is None else tail_is_final
+    row["corrupt_lines"] -= row["torn_tail"]
+    row["torn_tail"] = 0
+    applier = SessionApplier(conn, row, bulk=bulk)
+    stats = ReadStats()
+    records = read_records(
+        path, row["byte_offset"], prev_seq=row["last_seq"], tail_is_final=False, stats=stats
+    )
+    for count, (offset, rec) in enumerate(records, 1):
+        applier.apply(offset, rec)
+        if count % _FLUSH_EVERY == 0:
+            applier.flush()
+    row["byte_offset"] = stats.end_offset
+    row["corrupt_lines"] += stats.corrupt_lines
+    row["unknown_types"] += stats.unknown_types
+    row["seq_gaps"] += stats.seq_gaps
+    row["last_seq"] = stats.last_seq or row["last_seq"]
+    if final:
+        with open(path, "rb") as fh:
+            fh.seek(stats.end_offset)
+            tail = fh.read()
+        if tail.strip():
+            row["corrupt_lines"] += 1
+            row["torn_tail"] = 1
+    applier.finish()
+
+
+def session_files(layout: Layout, phash: str | None) -> Iterator[tuple[Path, os.stat_result]]:
+    """Every session log of one project (or of all), with its ``stat``."""
+    root = layout.history_root
+    if phash is not None:
+        dirs = [root / phash]
+    else:
+        try:
+            dirs = [Path(e.path) for e in os.scandir(root) if e.is_dir()]
+        except FileNotFoundError:
+            return
+    for folder in dirs:
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            if entry.name.endswith(".jsonl") and parse_session_filename(entry.name):
+                with contextlib.suppress(FileNotFoundError):
+                    yield Path(entry.path), entry.stat()
+
+
+def catch_up(
+    conn: sqlite3.Connection,
+    layout: Layout,
+    phash: str | None,
+    finish_delete: Callable[[dict[str, Any]], None],
+) -> None:
+    """Cheap refresh: stat every log, read only new bytes, drop vanished files.
+
+    Sessions marked ``deleting`` (a delete that crashed half-way) are handed to
+    ``finish_delete``; their files are never re-ingested.
+    """
+    sql = "SELECT id, path, file_size, file_mtime_ns, deleting FROM sessions"
+    args: tuple[Any, ...] = ()
+    if phash is not None:
+        sql += " WHERE project_hash = ?"
+        args = (phash,)
+    known = {r[1]: r for r in conn.execute(sql, args)}
+    seen: set[str] = set()
+    for path, st in session_files(layout, phash):
+        rel = rel_path(layout, path)
+        seen.add(rel)
+        old = known.get(rel)
+        if old is not None and (old[4] or (old[2], old[3]) == (st.st_size, st.st_mtime_ns)):
+            continue
+        ingest_file(conn, layout, path)
+    for rel, old in known.items():
+        if old[4] or rel not in seen:
+            row = session_row(conn, old[0])
+            if row is None:
+                continue
+            if row["deleting"]:
+                finish_delete(row)
+            else:
+                with _transaction(conn):
+                    remove_session_rows(conn, row["sess"])
+
+
+def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
+    """Rebuild the whole index from the logs and swap it in.
+
+    Built in a private temp file with fast pragmas (no journal, no fsync; the FTS
+    table filled once at the end), then copied into the live index with SQLite's
+    backup API, which is atomic for other processes that have it open.
+    ``progress(done_bytes, total_bytes)`` is called after every file.
+    """
+    started = time.perf_counter()
+    layout.ensure()
+    files = sorted(session_files(layout, None), key=lambda f: (f[1].st_mtime_ns, f[0].name))
+    total = sum(st.st_size for _, st in files)
+    tmp = layout.home / f".index-rebuild-{os.getpid()}.sqlite"
+    tmp.unlink(missing_ok=True)
+    try:
+        conn = connect(tmp, bulk=True)
+        try:
+            done = 0
+            conn.execute("BEGIN")
+            for path, st in files:
+                ingest_file(conn, layout, path, bulk=True)
+                done += st.st_size
+                if progress is not None:
+                    progress(done, total)
+            conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+            conn.execute("COMMIT")
+            sessions, messages, corrupt = conn.execute(
+                "SELECT count(*), coalesce(sum(message_count), 0), "
+                "coalesce(sum(corrupt_lines), 0) FROM sessions"
+            ).fetchone()
+        finally:
+            conn.close()
+        install(tmp, layout.index_path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return ReindexResult(sessions, messages, corrupt, time.perf_counter() - started)
+
+
+def install(built: Path, live: Path) -> None:
+    """Replace the live index's content with ``built``."""
+    if not live.exists():
+        os.replace(built, live)
+        return
+    src = sqlite3.connect(built)
+    try:
+        dst = sqlite3.connect(live, timeout=30)
+        try:
+            src.backup(dst)
+            dst.execute("PRAGMA journal_mode=WAL")
+            dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.DatabaseError:
+            dst.close()
+            # An unreadable live index: nothing to preserve, replace the file itself.
+            for suffix in ("-wal", "-shm"):
+                Path(str(live) + suffix).unlink(missing_ok=True)
+            os.replace(built, live)
+            return
+        dst.close()
+    finally:
+        src.close()

@@ -1,0 +1,187 @@
+"""The index database: connection settings and ordered schema migrations.
+
+The schema version lives in ``PRAGMA user_version``; migration *n* brings a
+database from version *n - 1* to *n*. The index is derived data, so a database
+written by a newer mttui is refused with a clear message instead of guessed at.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import MttuiError
+from ..paths import FILE_MODE, secure_file
+
+BUSY_TIMEOUT_MS = 5000
+
+# Messages keep their text once (``messages.text``); the FTS table is external
+# content over it with ``detail=none``: trigram doclists without positions are
+# ~1x the text instead of ~3x. Phrases are impossible then, so a query token
+# becomes an AND of its trigrams and candidates are confirmed with ``instr``.
+_V1 = """
+CREATE TABLE sessions (
+    sess INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    project TEXT NOT NULL DEFAULT '',
+    project_hash TEXT NOT NULL,
+    path TEXT NOT NULL,
+    title TEXT,
+    explicit_title TEXT,
+    derived_title TEXT,
+    provider TEXT,
+    model TEXT,
+    thread_id TEXT,
+    created_at TEXT NOT NULL DEFAULT '',
+    updated_at TEXT NOT NULL DEFAULT '',
+    message_count INTEGER NOT NULL DEFAULT 0,
+    last_message_preview TEXT NOT NULL DEFAULT '',
+    awaiting_approval INTEGER NOT NULL DEFAULT 0,
+    interrupted_tools INTEGER NOT NULL DEFAULT 0,
+    queued_count INTEGER NOT NULL DEFAULT 0,
+    corrupt_lines INTEGER NOT NULL DEFAULT 0,
+    unknown_types INTEGER NOT NULL DEFAULT 0,
+    seq_gaps INTEGER NOT NULL DEFAULT 0,
+    compression_count INTEGER NOT NULL DEFAULT 0,
+    byte_offset INTEGER NOT NULL DEFAULT 0,
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    torn_tail INTEGER NOT NULL DEFAULT 0,
+    file_size INTEGER NOT NULL DEFAULT 0,
+    file_mtime_ns INTEGER NOT NULL DEFAULT 0,
+    deleting INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX sessions_project_updated ON sessions (project_hash, updated_at DESC, id DESC);
+CREATE INDEX sessions_updated ON sessions (updated_at DESC, id DESC);
+
+CREATE TABLE messages (
+    rid INTEGER PRIMARY KEY,
+    sess INTEGER NOT NULL,
+    msg_seq INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    extra TEXT
+);
+CREATE UNIQUE INDEX messages_seq ON messages (sess, msg_seq);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5 (
+    text, content='messages', content_rowid='rid', tokenize='trigram', detail=none
+);
+
+CREATE TABLE approvals (
+    sess INTEGER NOT NULL,
+    request_id TEXT NOT NULL,
+    run_id TEXT,
+    tool_calls TEXT NOT NULL DEFAULT '[]',
+    requested_at TEXT NOT NULL DEFAULT '',
+    decided INTEGER NOT NULL DEFAULT 0,
+    decisions TEXT,
+    PRIMARY KEY (sess, request_id)
+);
+CREATE TABLE open_tools (
+    sess INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    run_id TEXT,
+    tool_name TEXT,
+    dispatched_at TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (sess, call_id)
+);
+CREATE TABLE pending (
+    sess INTEGER NOT NULL,
+    item_id TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    text TEXT NOT NULL DEFAULT '',
+    state TEXT NOT NULL,
+    position INTEGER,
+    created_at TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (sess, item_id)
+);
+CREATE TABLE threads (
+    sess INTEGER NOT NULL,
+    thread_id TEXT NOT NULL,
+    PRIMARY KEY (sess, thread_id)
+);
+"""
+
+
+def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
+    # Statement by statement: ``executescript`` would COMMIT the migration's transaction.
+    def run(conn: sqlite3.Connection) -> None:
+        for stmt in script.split(";\n"):
+            if stmt.strip():
+                conn.execute(stmt)
+
+    return run
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_run_script(_V1)]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+# Tables holding per-session rows (the surrogate key ``sess``), for deletes.
+SESSION_TABLES = ("messages", "approvals", "open_tools", "pending", "threads")
+
+
+def connect(path: Path, *, bulk: bool = False) -> sqlite3.Connection:
+    """Open (creating and migrating) the index at ``path``.
+
+    ``bulk`` is for building a fresh index in a private temp file: no journal,
+    no fsync, a big cache; the file is worthless if the process dies, which is fine.
+    """
+    new = not path.exists()
+    if new:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+    secure_file(path)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    conn.isolation_level = None  # explicit BEGIN/COMMIT only
+    try:
+        if bulk:
+            conn.execute("PRAGMA journal_mode=OFF")
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.execute("PRAGMA cache_size=-262144")
+        else:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                _enable_wal(conn)
+            conn.execute("PRAGMA synchronous=NORMAL")
+        migrate(conn)
+    except BaseException:
+        conn.close()
+        raise
+    for suffix in ("-wal", "-shm"):
+        secure_file(path.with_name(path.name + suffix))
+    return conn
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    import sqlite_utils  # the index is "managed with sqlite-utils"; imported only here
+
+    sqlite_utils.Database(conn).enable_wal()
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Apply the missing migrations in order, each in its own transaction."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise MttuiError(
+            f"the session index was written by a newer mttui (schema {version}); "
+            "run `mttui reindex` with this version to rebuild it"
+        )
+    while version < SCHEMA_VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read inside the lock: another process may have migrated meanwhile.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version < SCHEMA_VERSION:
+                MIGRATIONS[version](conn)
+                version += 1
+                conn.execute(f"PRAGMA user_version={version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise

@@ -94,6 +94,7 @@ class LogFacts:
     remembered: set[str] = field(default_factory=set)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_id -> record
     decided: set[str] = field(default_factory=set)
+    dispatched: set[str] = field(default_factory=set)  # call ids with a tool_dispatch record
 
 
 _USAGE = re.compile(rb'"role":"assistant".*"usage":\{"input_tokens":(\d+),"output_tokens":(\d+)')
@@ -120,6 +121,9 @@ def scan_log(path: Path) -> LogFacts:
                 facts.stats.output_tokens += int(m.group(2))
         elif b'"type":"tool_dispatch"' in head:
             facts.stats.tool_calls += 1
+            rec = parse_line(raw)
+            if rec and rec.get("call_id"):
+                facts.dispatched.add(str(rec["call_id"]))
         elif b'"type":"run_start"' in head:
             rec = parse_line(raw)
             if rec and not rec.get("continues"):

@@ -1,0 +1,231 @@
+"""``mttui exec``: one user turn, headless (cli.md "exec").
+
+Exit codes: 0 done, 1 failed, 2 usage, 3 an approval is needed (``--approve ask``),
+4 session locked, 5 session not found, 130 SIGINT, 143 SIGTERM. With ``--json``
+every event is one JSON line, flushed as it happens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from .cli_exec_output import ExecOutput
+
+if TYPE_CHECKING:
+    from .config import Settings
+    from .graph.events import ApprovalRequested, RunEvent
+    from .graph.runner import Runner
+    from .session.service import SessionService
+    from .session.writer import SessionWriter
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_APPROVAL, EXIT_LOCKED, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
+EXIT_SIGINT, EXIT_SIGTERM = 130, 143
+
+
+class _Signals:
+    """SIGINT/SIGTERM → a clean stop of the run; a second signal exits at once."""
+
+    def __init__(self) -> None:
+        self.code: int | None = None
+        self.runner: Runner | None = None
+        self._old: dict[int, Any] = {}
+
+    def install(self) -> None:
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        except ValueError:  # not the main thread (embedded use): no handlers
+            self._old.clear()
+
+    def restore(self) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        code = EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
+        if self.code is not None:
+            os._exit(code)  # second signal: the user insists (resume will recover)
+        self.code = code
+        if self.runner is not None:
+            self.runner.stop()
+
+
+def run_exec(args: argparse.Namespace, service: SessionService) -> int:
+    """Run ``mttui exec`` with parsed ``args``; returns the exit code."""
+    out = ExecOutput(json_mode=bool(getattr(args, "json", False)))
+    sigs = _Signals()
+    sigs.install()
+    try:
+        return _run(args, service, out, sigs)
+    except Exception as exc:
+        from .cli import report_error
+
+        return report_error(exc)
+    finally:
+        sigs.restore()
+
+
+def _run(args: argparse.Namespace, service: SessionService, out: ExecOutput, sigs: _Signals) -> int:
+    from .config import load_settings
+
+    flags = {k: getattr(args, k, None) for k in ("provider", "model", "base_url", "approval")}
+    settings = load_settings(flags)
+    prompt = args.prompt if args.prompt and args.prompt.strip() else None
+    ref = args.resume or args.session or ("last" if getattr(args, "continue_", False) else None)
+    if prompt is None and not args.resume:
+        out.error("a PROMPT is required (only --resume S may go without one)")
+        return EXIT_USAGE
+    writer, service = _open(ref, prompt, settings, service)
+    code = EXIT_FAILED
+    runner: Runner | None = None
+    try:
+        from .graph.runner import Runner
+
+        runner = Runner(
+            writer, settings, checkpoints_path=service.checkpoints_path(), project=service.project
+        )
+        sigs.runner = runner
+        out.event(
+            "session",
+            session_id=writer.session_id,
+            thread_id=writer.thread_id,
+            path=str(writer.path),
+        )
+        code = _session(args, runner, prompt, reopened=ref is not None, out=out, sigs=sigs)
+        return code
+    finally:
+        if runner is not None:
+            runner.end_session()
+            runner.close()
+        out.event("exit", session_id=writer.session_id, code=code)
+        if not out.json_mode and code not in (EXIT_OK, EXIT_APPROVAL):
+            out.note(f"session {writer.session_id}")
+        writer.close()
+
+
+def _open(
+    ref: str | None, prompt: str | None, settings: Settings, service: SessionService
+) -> tuple[SessionWriter, SessionService]:
+    """The session to write (new or existing) and the service of its project."""
+    if ref is None:
+        from .session.records import title_from_text
+
+        title = title_from_text(prompt or "") or None
+        writer = service.create_session(
+            provider=settings.provider, model=settings.model, title=title
+        )
+        return writer, service
+    info = service.resolve(ref)  # SessionNotFound -> exit 5
+    if info.project_hash != service.project_hash:
+        from .session.service import SessionService as Service
+
+        service = Service(service.layout.home, Path(info.project))
+    return service.open_session(info.path), service  # SessionLocked -> exit 4
+
+
+def _session(
+    args: argparse.Namespace,
+    runner: Runner,
+    prompt: str | None,
+    *,
+    reopened: bool,
+    out: ExecOutput,
+    sigs: _Signals,
+) -> int:
+    pending: ApprovalRequested | None = None
+    if reopened:
+        # The resume planner (resume.md) plugs in here: plan, report, apply.
+        from .graph.reopen import reopen
+
+        mode, warnings = reopen(runner)
+        out.event("resumed", mode=mode, warnings=warnings)
+        pending = runner.pending_approval()
+        if pending is not None:
+            out.show(pending)
+    if pending is not None:
+        if args.approve == "ask":
+            code: int | None = _needs_approval(runner, out)
+        else:
+            code = _drain(runner, _answer(runner, pending, args.approve), args.approve, out, sigs)
+        if code is not None:
+            if prompt:
+                out.note("the prompt was not sent: the pending approval must be answered first")
+            return code
+    if prompt is None:
+        return sigs.code or EXIT_OK
+    if sigs.code:
+        return sigs.code
+    code = _drain(runner, runner.run(prompt), args.approve, out, sigs)
+    return EXIT_OK if code is None else code
+
+
+def _needs_approval(runner: Runner, out: ExecOutput) -> int:
+    out.note(
+        "approval needed; answer with: mttui exec --resume "
+        f"{runner.writer.session_id} --approve all|none"
+    )
+    return EXIT_APPROVAL
+
+
+def _answer(runner: Runner, request: ApprovalRequested, approve: str) -> Iterator[RunEvent]:
+    verdict = "approve" if approve == "all" else "deny"
+    decisions = {c["call_id"]: verdict for c in request.tool_calls}
+    reason = None if approve == "all" else "denied by --approve none"
+    return runner.answer_approval(request.request_id, decisions, reason=reason)
+
+
+def _drain(
+    runner: Runner, events: Iterator[RunEvent], approve: str, out: ExecOutput, sigs: _Signals
+) -> int | None:
+    """Print events until the run ends; answer approvals per ``--approve``.
+
+    Returns an exit code, or ``None`` when the run completed (or nothing ran).
+    """
+    from .graph.events import ApprovalRequested, RunEnded
+
+    while True:
+        request: ApprovalRequested | None = None
+        end: RunEnded | None = None
+        for event in events:
+            out.show(event)
+            if isinstance(event, ApprovalRequested):
+                request = event
+            elif isinstance(event, RunEnded):
+                end = event
+        if end is None:
+            return sigs.code
+        if end.status == "awaiting_approval" and request is not None:
+            if sigs.code:
+                return sigs.code
+            if approve == "ask":
+                return _needs_approval(runner, out)
+            events = _answer(runner, request, approve)
+            continue
+        if end.status == "completed":
+            return sigs.code
+        if end.status == "stopped":
+            return sigs.code or EXIT_SIGINT
+        out.error(end.error or f"run ended: {end.status}")
+        return sigs.code or EXIT_FAILED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m mttui.cli_exec`` (the same as ``mttui exec``)."""
+    from .cli import build_parser
+    from .session.paths import data_home
+    from .session.service import SessionService
+
+    args = build_parser().parse_args(["exec", *(sys.argv[1:] if argv is None else argv)])
+    project = Path(args.project or os.getcwd())
+    return run_exec(args, SessionService(data_home(), project))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""What ``mttui exec`` prints: JSON event lines (``--json``) or readable text."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from .graph.events import (
+    ApprovalDecided,
+    ApprovalRequested,
+    Compressed,
+    MessageAdded,
+    Notice,
+    RunEnded,
+    RunStarted,
+    TextDelta,
+    ToolDispatched,
+    ToolFinished,
+)
+
+_MARK = {
+    "success": "ok",
+    "error": "error",
+    "denied": "denied",
+    "cancelled": "cancelled",
+    "interrupted": "interrupted",
+}
+
+
+def call_label(name: str, args: Any, limit: int = 80) -> str:
+    """``shell(ls -la)``: a tool call on one short line."""
+    if isinstance(args, dict) and len(args) == 1:
+        inner = str(next(iter(args.values())))
+    elif isinstance(args, dict):
+        inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    else:
+        inner = str(args)
+    inner = " ".join(inner.split())
+    if len(inner) > limit:
+        inner = inner[: limit - 1] + "…"
+    return f"{name}({inner})"
+
+
+class ExecOutput:
+    """One event at a time; every write is flushed at once."""
+
+    def __init__(self, *, json_mode: bool, out: TextIO | None = None, err: TextIO | None = None):
+        self.json_mode = json_mode
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self._calls: dict[str, tuple[str, Any]] = {}
+        self._streamed: set[str] = set()
+        self._open_line = False
+
+    # -- low level --------------------------------------------------------------
+    def event(self, name: str, **fields: Any) -> None:
+        if self.json_mode:
+            self.out.write(json.dumps({"event": name, **fields}, ensure_ascii=False) + "\n")
+            self.out.flush()
+
+    def _line(self, text: str, *, err: bool = False) -> None:
+        self._end_text()
+        stream = self.err if err else self.out
+        stream.write(text + "\n")
+        stream.flush()
+
+    def _end_text(self) -> None:
+        if self._open_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._open_line = False
+
+    def note(self, text: str) -> None:
+        self._line(text, err=True)
+
+    def error(self, text: str) -> None:
+        self._line(f"mttui: {text.splitlines()[0] if text else 'failed'}", err=True)
+
+    # -- run events --------------------------------------------------------------
+    def show(self, ev: Any) -> None:
+        if self.json_mode:
+            self._json(ev)
+        else:
+            self._human(ev)
+
+    def _json(self, ev: Any) -> None:
+        if isinstance(ev, RunStarted):
+            self.event("run_start", run_id=ev.run_id)
+        elif isinstance(ev, MessageAdded):
+            self.event("message", message=ev.message)
+        elif isinstance(ev, ApprovalRequested):
+            self.event(
+                "approval_request",
+                request_id=ev.request_id,
+                run_id=ev.run_id,
+                tool_calls=ev.tool_calls,
+                asked_again=ev.asked_again,
+            )
+        elif isinstance(ev, ApprovalDecided):
+            self.event("approval_decision", request_id=ev.request_id, decisions=ev.decisions)
+        elif isinstance(ev, ToolDispatched):
+            self.event("tool_dispatch", call_id=ev.call_id, tool_name=ev.tool_name)
+        elif isinstance(ev, ToolFinished):
+            self.event("tool_outcome", call_id=ev.call_id, status=ev.status)
+        elif isinstance(ev, Compressed):
+            self.event(
+                "compression",
+                removed_count=ev.removed_count,
+                kept_count=ev.kept_count,
+                tokens_before=ev.tokens_before,
+                tokens_after=ev.tokens_after,
+            )
+        elif isinstance(ev, RunEnded):
+            fields = {"error": ev.error} if ev.error else {}
+            self.event("run_end", run_id=ev.run_id, status=ev.status, **fields)
+        elif isinstance(ev, Notice):
+            self.err.write(f"mttui: {ev.text}\n")
+            self.err.flush()
+
+    def _human(self, ev: Any) -> None:
+        if isinstance(ev, TextDelta):
+            self._streamed.add(ev.message_id)
+            self.out.write(ev.text)
+            self.out.flush()
+            self._open_line = not ev.text.endswith("\n")
+        elif isinstance(ev, MessageAdded):
+            msg = ev.message
+            if msg.get("role") != "assistant":
+                return
+            for call in msg.get("tool_calls") or []:
+                self._calls[call["id"]] = (call["name"], call.get("args"))
+            if msg.get("status") == "error":
+                return  # reported once, by the run's end
+            if msg.get("id") not in self._streamed and msg.get("content"):
+                self._line(str(msg["content"]))
+            self._end_text()
+        elif isinstance(ev, ToolFinished):
+            name, args = self._calls.get(ev.call_id, (ev.tool_name, {}))
+            self._line(f"• {call_label(name, args)} → {_MARK.get(ev.status, ev.status)}")
+        elif isinstance(ev, ApprovalRequested):
+            again = " (asked again)" if ev.asked_again else ""
+            for call in ev.tool_calls:
+                label = call_label(call["tool_name"], call["arguments"])
+                self._line(f"? approval needed{again}: {label} [{call['risk_level']}]", err=True)
+        elif isinstance(ev, ApprovalDecided):
+            for cid, verdict in ev.decisions.items():
+                name, args = self._calls.get(cid, (cid, {}))
+                self._line(f"  {verdict}: {call_label(name, args)}", err=True)
+        elif isinstance(ev, Compressed):
+            self._line(
+                f"(history compressed: {ev.tokens_before} → {ev.tokens_after} tokens)", err=True
+            )
+        elif isinstance(ev, Notice):
+            self._line(f"mttui: {ev.text}", err=True)
+        elif isinstance(ev, RunEnded):
+            self._end_text()
+            if ev.status == "stopped":
+                self._line("(stopped)", err=True)

@@ -214,39 +214,55 @@ def catch_up(
 def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
     """Rebuild the whole index from the logs and swap it in.
 
-    Built in a private temp file with fast pragmas (no journal, no fsync; the FTS
-    table filled once at the end), then copied into the live index with SQLite's
+    Built in a private temp file, then copied into the live index with SQLite's
     backup API, which is atomic for other processes that have it open.
-    ``progress(done_bytes, total_bytes)`` is called after every file.
+    ``progress(done, total)`` counts bytes of log read (plus a share for the FTS
+    build at the end), for a progress bar.
     """
     started = time.perf_counter()
     layout.ensure()
-    files = sorted(session_files(layout, None), key=lambda f: (f[1].st_mtime_ns, f[0].name))
-    total = sum(st.st_size for _, st in files)
     tmp = layout.home / f".index-rebuild-{os.getpid()}.sqlite"
     tmp.unlink(missing_ok=True)
     try:
-        conn = connect(tmp, bulk=True)
-        try:
-            done = 0
-            conn.execute("BEGIN")
-            for path, st in files:
-                ingest_file(conn, layout, path, bulk=True)
-                done += st.st_size
-                if progress is not None:
-                    progress(done, total)
-            conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
-            conn.execute("COMMIT")
-            sessions, messages, corrupt = conn.execute(
-                "SELECT count(*), coalesce(sum(message_count), 0), "
-                "coalesce(sum(corrupt_lines), 0) FROM sessions"
-            ).fetchone()
-        finally:
-            conn.close()
+        sessions, messages, corrupt = build_index(layout, tmp, progress)
         install(tmp, layout.index_path)
     finally:
         tmp.unlink(missing_ok=True)
     return ReindexResult(sessions, messages, corrupt, time.perf_counter() - started)
+
+
+def build_index(
+    layout: Layout, target: Path, progress: Progress | None = None
+) -> tuple[int, int, int]:
+    """Build a fresh index of every log into ``target``: (sessions, messages, corrupt).
+
+    Fast pragmas (no journal, no fsync), files in order of last change so that
+    the most recently active sessions get the highest message rowids (search
+    ranks the newest matches), and the FTS table filled once at the end.
+    """
+    files = sorted(session_files(layout, None), key=lambda f: (f[1].st_mtime_ns, f[0].name))
+    read_total = sum(st.st_size for _, st in files)
+    total = read_total + read_total // 3  # the FTS build takes roughly a quarter
+    conn = connect(target, bulk=True)
+    try:
+        done = 0
+        conn.execute("BEGIN")
+        for path, st in files:
+            ingest_file(conn, layout, path, bulk=True)
+            done += st.st_size
+            if progress is not None:
+                progress(done, total)
+        conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+        conn.execute("COMMIT")
+        if progress is not None:
+            progress(total, total)
+        row = conn.execute(
+            "SELECT count(*), coalesce(sum(message_count), 0), "
+            "coalesce(sum(corrupt_lines), 0) FROM sessions"
+        ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
+    finally:
+        conn.close()
 
 
 def install(built: Path, live: Path) -> None:

@@ -33,7 +33,9 @@ def _index_problems(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     try:
         ok = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         if ok:
-            conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
+            conn.execute(
+                "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)"
+            )
     except sqlite3.DatabaseError:
         ok = False
     return [] if ok else [_problem(None, "index_corrupt", "the index fails its integrity check")]

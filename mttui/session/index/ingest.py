@@ -101,7 +101,8 @@ def ingest_file(
                     return False  # two files claim one id: the first one indexed wins
                 remove_session_rows(conn, row["sess"])
                 row = None
-            elif (row["file_size"], row["file_mtime_ns"]) == (st.st_size, st.st_mtime_ns):
+            elif _unchanged(row["file_size"], row["file_mtime_ns"], row["byte_offset"],
+                            row["torn_tail"], st):  # fmt: skip
                 return False
             elif st.st_size < row["byte_offset"]:  # rewritten or truncated: start over
                 remove_session_rows(conn, row["sess"])
@@ -116,6 +117,15 @@ def ingest_file(
         row["file_size"], row["file_mtime_ns"] = st.st_size, st.st_mtime_ns
         _read_into(conn, row, path, bulk=bulk, tail_is_final=tail_is_final)
         return True
+
+
+def _unchanged(size: int, mtime_ns: int, offset: int, torn: int, st: os.stat_result) -> bool:
+    """Nothing to read: same size and mtime, and no partial tail still to judge.
+
+    A tail left alone because its writer was alive is looked at again even when
+    the file did not change: the writer may have died since.
+    """
+    return (size, mtime_ns) == (st.st_size, st.st_mtime_ns) and (offset >= size or bool(torn))
 
 
 def _read_into(
@@ -185,7 +195,9 @@ def catch_up(
     Sessions marked ``deleting`` (a delete that crashed half-way) are handed to
     ``finish_delete``; their files are never re-ingested.
     """
-    sql = "SELECT id, path, file_size, file_mtime_ns, deleting FROM sessions"
+    sql = (
+        "SELECT id, path, file_size, file_mtime_ns, deleting, byte_offset, torn_tail FROM sessions"
+    )
     args: tuple[Any, ...] = ()
     if phash is not None:
         sql += " WHERE project_hash = ?"
@@ -196,7 +208,7 @@ def catch_up(
         rel = rel_path(layout, path)
         seen.add(rel)
         old = known.get(rel)
-        if old is not None and (old[4] or (old[2], old[3]) == (st.st_size, st.st_mtime_ns)):
+        if old is not None and (old[4] or _unchanged(old[2], old[3], old[5], old[6], st)):
             continue
         ingest_file(conn, layout, path)
     for rel, old in known.items():

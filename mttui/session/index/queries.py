@@ -154,11 +154,16 @@ def history_page(
     limit = clamp_limit(limit)
     has_newer = False
     if around is not None:
-        # The newer half includes the target; a short tail is made up with older ones.
-        newer = _newer(conn, sess, around, limit - limit // 2 + 1)
-        has_newer = len(newer) > limit - limit // 2
-        newer = newer[: limit - limit // 2]
-        msgs = _older(conn, sess, around, limit - len(newer)) + newer
+        # Half before the target, the target and the rest after it; near either end
+        # the page is filled up from the other side.
+        half = limit // 2
+        older = _older(conn, sess, around, half)
+        newer = _newer(conn, sess, around, limit - len(older) + 1)
+        has_newer = len(newer) > limit - len(older)
+        newer = newer[: limit - len(older)]
+        if len(older) == half and len(older) + len(newer) < limit:
+            older = _older(conn, sess, around, limit - len(newer))
+        msgs = older + newer
     elif after is not None:
         msgs = _newer(conn, sess, after + 1, limit + 1)
         has_newer = len(msgs) > limit

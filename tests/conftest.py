@@ -9,6 +9,9 @@ import pytest
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
+# the scripted OpenAI-compatible server and runner fixtures (tests/fake_openai.py)
+pytest_plugins = ["fake_openai"]
+
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -105,7 +105,7 @@ class FakeOpenAI:
                 if not self.path.endswith("/chat/completions"):
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
-                reply = fake._next(body, dict(self.headers))
+                reply = fake._next(body, {k.lower(): v for k, v in self.headers.items()})
                 # the client may go away mid-reply (stop, timeout)
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self._reply(body, reply)
@@ -237,3 +237,44 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 @pytest.fixture
 def closed_port() -> str:
     return closed_port_url()
+
+
+@pytest.fixture
+def make_runner(home: Any, project: Any) -> Iterator[Any]:
+    """``make_runner(provider="offline", url=None, approval="ask", **settings)`` → a Runner
+    on a new session (or on ``writer=``) of the test's home and project."""
+    from mttui.config import load_settings
+    from mttui.graph.runner import Runner
+    from mttui.session.service import SessionService
+
+    made: list[Any] = []
+
+    def make(
+        provider: str = "offline",
+        *,
+        url: str | None = None,
+        approval: str = "ask",
+        writer: Any = None,
+        grace: float = 1.0,
+        **overrides: Any,
+    ) -> Any:
+        service = SessionService(home, project)
+        settings = load_settings({"provider": provider, "base_url": url, "approval": approval})
+        settings = settings.with_overrides(**{"max_retries": 0, "timeout": 5.0, **overrides})
+        if writer is None:
+            writer = service.create_session(provider=provider, model=settings.model)
+        runner = Runner(
+            writer,
+            settings,
+            checkpoints_path=service.checkpoints_path(),
+            project=project,
+            grace=grace,
+        )
+        made.append(runner)
+        return runner
+
+    yield make
+    for runner in made:
+        runner.close()
+        if not runner.writer.closed:
+            runner.writer.close()

@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = cmd("search", "search messages (plain text, any string)")
-    p.add_argument("query")
+    p.add_argument("query", nargs="?", default=None)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--session", metavar="S")
     g.add_argument("--all-projects", action="store_true")
@@ -167,7 +167,14 @@ def _positive(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mttui`` script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "search" and args.query is None and len(extra) == 1:
+        # A query that looks like an option (``-x``) is still just text to search.
+        args.query, extra = extra[0], []
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "search" and args.query is None:
+        parser.error("search needs a QUERY")
     try:
         return _dispatch(args)
     except KeyboardInterrupt:

@@ -18,20 +18,29 @@ _SELECT = "SELECT m.rid, m.sess, m.msg_seq, m.id, m.role, m.text, m.created_at"
 
 
 def _scope_sql(scope: SearchScope, key: Any) -> tuple[str, list[Any]]:
+    # The unary "+" keeps SQLite from driving the scan by the (sess, msg_seq) index
+    # and then sorting every match: the scan must walk rowids newest-first and stop.
     if scope == "session":
         return "m.sess = ?", [key]
     if scope == "project":
-        return "m.sess IN (SELECT sess FROM sessions WHERE project_hash = ? AND deleting = 0)", [
+        return "+m.sess IN (SELECT sess FROM sessions WHERE project_hash = ? AND deleting = 0)", [
             key
         ]
-    return "m.sess IN (SELECT sess FROM sessions WHERE deleting = 0)", []
+    return "+m.sess IN (SELECT sess FROM sessions WHERE deleting = 0)", []
+
+
+def _instr(token: str) -> str:
+    # lower() copies every row's text; a token without ASCII letters doesn't need it.
+    if any("a" <= c <= "z" for c in token):
+        return "instr(lower(m.text), ?) > 0"
+    return "instr(m.text, ?) > 0"
 
 
 def _candidates(
     conn: sqlite3.Connection, q: ParsedQuery, scope: SearchScope, key: Any
 ) -> list[tuple[Any, ...]]:
     where, args = _scope_sql(scope, key)
-    conds = [where] + ["instr(lower(m.text), ?) > 0"] * (len(q.long) + len(q.short))
+    conds = [where] + [_instr(t) for t in q.long + q.short]
     args = args + q.long + q.short
     if q.long:
         try:
@@ -90,7 +99,9 @@ def search(
     if not q.tokens:
         return []
     limit = clamp_limit(limit)
-    rows = [r for r in _candidates(conn, q, scope, key) if matches_all(r[5], q.unchecked)]
+    rows = _candidates(conn, q, scope, key)
+    if q.unchecked:
+        rows = [r for r in rows if matches_all(r[5], q.unchecked)]
     titles = _title_sessions(conn, q, scope, key)
     info = dict(titles)
     missing = {r[1] for r in rows} - info.keys()
@@ -103,14 +114,14 @@ def search(
             )
         )
     avg = sum(len(r[5]) for r in rows) / len(rows) if rows else 1.0
-    scored: list[tuple[float, int, SearchHit]] = []
-    for r in rows:
-        s = score(r[5], q.tokens, avg) + (TITLE_BOOST if r[1] in titles else 0.0)
-        sid, title = info[r[1]]
-        hit = SearchHit(sid, title, r[3], r[2], r[4], snippet(r[5], q.tokens), round(s, 4), r[6])
-        scored.append((s, r[0], hit))
+    # (score, rowid, sess, msg_seq, message id, role, created_at, text to snippet)
+    scored: list[tuple[float, int, int, int, str, str, str, str]] = [
+        (score(r[5], q.tokens, avg) + (TITLE_BOOST if r[1] in titles else 0.0),
+         r[0], r[1], r[2], r[3], r[4], r[6], r[5])
+        for r in rows
+    ]  # fmt: skip
     hit_sessions = {r[1] for r in rows}
-    for sess, (sid, title) in titles.items():
+    for sess, (_, title) in titles.items():
         if sess in hit_sessions:
             continue
         first = conn.execute(
@@ -119,8 +130,20 @@ def search(
             (sess,),
         ).fetchone()
         if first is not None:
-            text = snippet(title or "", q.tokens)
-            hit = SearchHit(sid, title, first[2], first[1], first[3], text, TITLE_BOOST, first[4])
-            scored.append((TITLE_BOOST, first[0], hit))
+            scored.append((TITLE_BOOST, first[0], sess, first[1], first[2], first[3], first[4],
+                           title or ""))  # fmt: skip
     scored.sort(key=lambda x: (-x[0], -x[1]))
-    return [h for _, _, h in scored[:limit]]
+    # Snippets only for what is returned: they are the costly part per hit.
+    return [
+        SearchHit(
+            info[sess][0],
+            info[sess][1],
+            mid,
+            seq,
+            role,
+            snippet(text, q.tokens),
+            round(s, 4),
+            created,
+        )  # fmt: skip
+        for s, _, sess, seq, mid, role, created, text in scored[:limit]
+    ]

@@ -1,0 +1,1 @@
+"""Benchmarks of the session store (bench.md): ``python -m bench.run``."""

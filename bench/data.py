@@ -1,0 +1,107 @@
+"""Synthetic homes for the benchmarks, written straight as JSONL (no fsync per line).
+
+Lines have exactly the shape ``mttui.session.log.dump_record`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from mttui.session.paths import ensure_dir, project_hash
+from mttui.session.records import session_filename
+
+from .textgen import message_text
+
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _ts(ms: int) -> str:
+    when = _EPOCH + timedelta(milliseconds=ms)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
+def _line(rec: dict) -> str:
+    return json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+@dataclass
+class Written:
+    path: Path
+    session_id: str
+    messages: int
+    text_bytes: int
+
+
+def write_session(
+    folder: Path,
+    project: Path,
+    sid: str,
+    n_messages: int,
+    *,
+    start_ms: int,
+    first_index: int,
+    rng: random.Random,
+) -> Written:
+    """One session log: start, ``n_messages`` messages (user/assistant turns, some tool
+    calls with their journal records), end. Message ``k`` of the whole data set uses
+    text number ``first_index + k`` (so planted terms have a known frequency)."""
+    path = folder / session_filename(sid, _EPOCH + timedelta(milliseconds=start_ms))
+    seq, ms, text_bytes = 0, start_ms, 0
+    out: list[str] = []
+
+    def rec(type_: str, **fields: object) -> None:
+        nonlocal seq, ms
+        seq += 1
+        ms += rng.randint(1, 2000)
+        base = {"type": type_, "seq": seq, "timestamp": _ts(ms), "session_id": sid}
+        out.append(_line({**base, **fields}))
+
+    rec("session_start", v=1, thread_id=f"thread-{sid}", project=str(project),
+        project_hash=folder.name, provider="openai", model="gpt-bench", title=None,
+        app_version="bench")  # fmt: skip
+    with open(path, "w", encoding="utf-8") as fh:
+        for k in range(n_messages):
+            text = message_text(rng, first_index + k)
+            text_bytes += len(text.encode("utf-8"))
+            msg: dict[str, object] = {"id": f"msg-{first_index + k:032x}",
+                                      "role": "user" if k % 2 == 0 else "assistant",
+                                      "content": text, "status": "sent"}  # fmt: skip
+            if k % 2:
+                msg["usage"] = {"input_tokens": 100 + k % 900, "output_tokens": 20 + k % 300}
+            rec("transcript_message", message=msg)
+            if len(out) >= 5000:
+                fh.write("".join(out))
+                out.clear()
+        rec("session_end", stats={"turns": n_messages // 2, "tool_calls": 0})
+        fh.write("".join(out))
+    return Written(path, sid, n_messages, text_bytes)
+
+
+def make_home(
+    root: Path, *, sessions: int, messages_per_session: int, seed: int = 7
+) -> tuple[Path, Path, list[Written]]:
+    """A data home with one project holding ``sessions`` logs: (home, project, files)."""
+    home, project = root / "home", root / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    folder = ensure_dir(home / "history" / project_hash(project))
+    rng = random.Random(seed)
+    written = []
+    for i in range(sessions):
+        sid = f"{rng.getrandbits(48):012x}"
+        start = rng.randint(0, 300 * 24 * 3600 * 1000)
+        written.append(
+            write_session(
+                folder,
+                project,
+                sid,
+                messages_per_session,
+                start_ms=start,
+                first_index=i * messages_per_session,
+                rng=rng,
+            )  # fmt: skip
+        )
+    return home, project, written

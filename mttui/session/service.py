@@ -301,16 +301,22 @@ class SessionService:
             delete_session(self._db(), self.layout, self._row(session_id))
 
     def reindex(self, progress: Callable[[int, int], None] | None = None) -> ReindexResult:
-        """Rebuild the index from the logs; ``progress(done, total)`` counts bytes."""
+        """Rebuild the index from the logs; ``progress(done, total)`` counts bytes.
+
+        Half-done deletes are finished first (a rebuild would resurrect them). The
+        build itself runs without the service lock, so appends of this process's
+        writers keep going meanwhile.
+        """
         with self._lock:
             conn = self._db()
             for (sid,) in conn.execute("SELECT id FROM sessions WHERE deleting = 1").fetchall():
                 row = session_row(conn, sid)
                 if row is not None:
                     finish_delete(conn, self.layout, row)
-            result = ingest.rebuild(self.layout, progress)
+        result = ingest.rebuild(self.layout, progress)
+        with self._lock:
             self._fresh.update((True, False))
-            return result
+        return result
 
     def doctor(self, repair: bool = False) -> DoctorReport:
         """Check every log against the index; ``repair`` finishes deletes, fixes

@@ -70,7 +70,7 @@ def _baseline(path: Path, turns: int) -> tuple[int, list[float]]:
     from mttui.graph.checkpoints import connect
 
     # functional form: the annotations must be real objects, not strings
-    State = TypedDict("State", {"messages": Annotated[list[AnyMessage], add_messages]})
+    State = TypedDict("State", {"messages": Annotated[list[AnyMessage], add_messages]})  # noqa: UP013
 
     def reasoning(state: Any) -> dict[str, Any]:
         return {"messages": [AIMessage(("answer " + str(state["messages"][-1].content))[:KB])]}

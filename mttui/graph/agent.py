@@ -68,7 +68,7 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
             return {"stop_reason": "stopped"}
         steps = state.get("step_count", 0)
         if steps >= ctx.max_steps:
-            return {"stop_reason": "step_limit"}
+            return {"stop_reason": "step_limit", "step_count": steps}
         messages = list(state.get("messages", []))
         assert_paired(messages)  # before EVERY model call; raises, never repairs
         sent = [SystemMessage(content=ctx.system_prompt), *messages]

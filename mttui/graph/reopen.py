@@ -66,5 +66,6 @@ def reopen(runner: Runner) -> tuple[str, list[dict[str, Any]]]:
                 "message": "execution state not restored (checkpoint_not_found)",
             }
         )
+    runner.invalidate()
     runner.writer.append("session_resumed", mode=mode, warnings=[w["code"] for w in warnings])
     return mode, warnings

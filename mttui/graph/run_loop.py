@@ -19,12 +19,27 @@ STEP_LIMIT_TEXT = (
 )
 
 
-def _stream(graph: Any, graph_input: Any, config: dict[str, Any]) -> Iterator[Any]:
+class _Seen:
+    """What the node updates said, so the end of a run needs no extra state load."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.interrupts: list[Any] = []
+
+
+def _stream(graph: Any, graph_input: Any, config: dict[str, Any], seen: _Seen) -> Iterator[Any]:
+    seen.interrupts = []
     for mode, chunk in graph.stream(
         graph_input, config, stream_mode=["custom", "updates"], durability="sync"
     ):
         if mode == "custom":
             yield chunk
+            continue
+        for node, update in chunk.items():
+            if node == "__interrupt__":
+                seen.interrupts = list(update or ())
+            elif isinstance(update, dict):
+                seen.values.update(update)
 
 
 def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
@@ -35,15 +50,14 @@ def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
     error: str | None = None
     try:
         try:
-            yield from _stream(graph, graph_input, config)
-            state = graph.get_state(config)
+            seen = _Seen()
+            yield from _stream(graph, graph_input, config, seen)
             # A stop that raced with tool_routing: cancel the calls instead of asking.
-            while runner.stopping and state.interrupts:
-                request = state.interrupts[0].value
+            while runner.stopping and seen.interrupts:
+                request = seen.interrupts[0].value
                 cancel = {c["call_id"]: "cancel" for c in request.get("tool_calls", [])}
                 resume = {"request_id": request.get("request_id"), "decisions": cancel}
-                yield from _stream(graph, Command(resume=resume), config)
-                state = graph.get_state(config)
+                yield from _stream(graph, Command(resume=resume), config, seen)
         except ToolPairingError as exc:
             error = f"refusing to call the model: {exc}"
         except Exception as exc:  # a bug or an I/O failure: end the run, keep the session
@@ -64,7 +78,7 @@ def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
             yield MessageAdded(record)
             yield RunEnded(run_id, "error", error)
             return
-        yield from _ending(state, run_id)
+        yield from _ending(seen, run_id)
     finally:
         try:
             if runner.writer.thread_id:
@@ -73,8 +87,8 @@ def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
             yield Notice("warning", f"could not prune old checkpoints: {exc}")
 
 
-def _ending(state: Any, run_id: str) -> Iterator[RunEvent]:
-    for intr in state.interrupts or ():
+def _ending(state: _Seen, run_id: str) -> Iterator[RunEvent]:
+    for intr in state.interrupts:
         value = intr.value
         if isinstance(value, dict) and value.get("request_id"):
             yield ApprovalRequested(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +76,9 @@ class Runner:
         self.journal.stats = facts.stats
         self.remembered: set[str] = set(facts.remembered)
         self._written_requests: set[str] = set(facts.requests)
+        # the pending approval as of our last run (saves a full state load per turn)
+        self._pending: ApprovalRequested | None = None
+        self._pending_known = False
 
     # -- setup -----------------------------------------------------------------
     def prepare(self) -> None:
@@ -129,17 +133,26 @@ class Runner:
     # -- the public operations --------------------------------------------------
     def pending_approval(self) -> ApprovalRequested | None:
         """The approval the checkpoint waits for (asked again after a restart), if any."""
+        if self._pending_known:
+            return self._pending
         state = self.graph.get_state(self.config)
+        self._pending = None
         for intr in state.interrupts or ():
             value = intr.value
             if isinstance(value, dict) and value.get("request_id"):
-                return ApprovalRequested(
+                self._pending = ApprovalRequested(
                     value["request_id"],
                     value.get("run_id") or "",
                     list(value.get("tool_calls") or []),
                     asked_again=True,
                 )
-        return None
+                break
+        self._pending_known = True
+        return self._pending
+
+    def invalidate(self) -> None:
+        """Forget cached execution state (call after changing the checkpoint directly)."""
+        self._pending_known = False
 
     def run(self, text: str, *, message_id: str | None = None) -> Iterator[RunEvent]:
         """One user turn. Raises :class:`ApprovalPendingError` while an approval waits."""
@@ -209,6 +222,7 @@ class Runner:
 
     def close(self) -> None:
         """Close the checkpoint connection (the writer stays the caller's)."""
+        self._pending_known = False
         if self._saver is not None:
             self._saver.conn.close()
             self._saver = None
@@ -228,6 +242,7 @@ class Runner:
 
         if not self._busy.acquire(blocking=False):
             raise RunnerError("a run is already active in this session")
+        self._pending_known = False
         try:
             self._stop.clear()
             if before_start:
@@ -237,6 +252,7 @@ class Runner:
             if not before_start:
                 yield from first
             end: RunEnded | None = None
+            request: ApprovalRequested | None = None
             for event in drive(self, graph_input, run_id):
                 if (
                     isinstance(event, ApprovalRequested)
@@ -250,11 +266,18 @@ class Runner:
                         tool_calls=event.tool_calls,
                     )
                     self._written_requests.add(event.request_id)
+                if isinstance(event, ApprovalRequested):
+                    request = event
                 if isinstance(event, RunEnded):
                     end = event
                     continue
                 yield event
             assert end is not None
+            if end.status == "awaiting_approval" and request is not None:
+                self._pending = replace(request, asked_again=True)
+            else:
+                self._pending = None
+            self._pending_known = True
             fields: dict[str, Any] = {"run_id": run_id, "status": end.status}
             if end.error:
                 fields["error"] = end.error

@@ -84,6 +84,9 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
             ctx.journal.message(emit, record)
             return {"stop_reason": "error", "error": result.error, "step_count": steps + 1}
         ai = result.message
+        if result.interrupted and not ai.content:
+            # stopped before the first word: nothing was said, nothing to keep
+            return {"stop_reason": "stopped", "step_count": steps + 1}
         status = "interrupted" if result.interrupted else "sent"
         record = to_record(ai, status=status, usage=result.usage)
         ctx.journal.message(emit, record, estimated=result.estimated)

@@ -125,6 +125,13 @@ class Runner:
     def busy(self) -> bool:
         return self._busy.locked()
 
+    def update_settings(self, settings: Settings) -> None:
+        """New settings (model switch, approval mode…); the model is rebuilt on the next run."""
+        if self.busy:
+            raise RunnerError("cannot change settings while a run is active")
+        self.settings = settings
+        self.close()
+
     def set_approval_mode(self, mode: str) -> None:
         self.settings = self.settings.with_overrides(approval=mode)
         if self._ctx is not None:

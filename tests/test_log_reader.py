@@ -20,7 +20,9 @@ from mttui.session.reader import (
 
 
 def _log(tmp_path: Path) -> SessionLog:
-    return SessionLog.create(tmp_path / "session-20260101-000000-abcdefabcdef.jsonl", "abcdefabcdef")
+    return SessionLog.create(
+        tmp_path / "session-20260101-000000-abcdefabcdef.jsonl", "abcdefabcdef"
+    )
 
 
 def test_round_trip_keeps_every_field_and_utf8(tmp_path: Path) -> None:

@@ -91,6 +91,15 @@ def ingest_file(
     except FileNotFoundError:
         return False
     sid, rel = parsed[1], rel_path(layout, path)
+    known = session_row(conn, sid)  # a cheap look before taking the write lock
+    if (
+        known is not None
+        and known["path"] == rel
+        and _unchanged(
+            known["file_size"], known["file_mtime_ns"], known["byte_offset"], known["torn_tail"], st
+        )
+    ):
+        return False
     with _transaction(conn):
         row = session_row(conn, sid)
         if row is not None:
@@ -163,25 +172,37 @@ def _read_into(
     applier.finish()
 
 
-def session_files(layout: Layout, phash: str | None) -> Iterator[tuple[Path, os.stat_result]]:
-    """Every session log of one project (or of all), with its ``stat``."""
-    root = layout.history_root
+def scan(layout: Layout, phash: str | None) -> Iterator[tuple[str, str, os.stat_result]]:
+    """``(relative path, absolute path, stat)`` of every session log of one project
+    (or of all). Plain strings: a catch-up over 10 000 files must not pay for
+    ``Path`` objects."""
+    root = str(layout.history_root)
     if phash is not None:
-        dirs = [root / phash]
+        dirs = [phash]
     else:
         try:
-            dirs = [Path(e.path) for e in os.scandir(root) if e.is_dir()]
+            with os.scandir(root) as it:
+                dirs = [e.name for e in it if e.is_dir()]
         except FileNotFoundError:
             return
     for folder in dirs:
         try:
-            entries = list(os.scandir(folder))
+            with os.scandir(os.path.join(root, folder)) as it:
+                entries = [
+                    e for e in it if e.name.startswith("session-") and e.name.endswith(".jsonl")
+                ]
         except (FileNotFoundError, NotADirectoryError):
             continue
         for entry in entries:
-            if entry.name.endswith(".jsonl") and parse_session_filename(entry.name):
-                with contextlib.suppress(FileNotFoundError):
-                    yield Path(entry.path), entry.stat()
+            with contextlib.suppress(FileNotFoundError):
+                yield f"{folder}/{entry.name}", entry.path, entry.stat()
+
+
+def session_files(layout: Layout, phash: str | None) -> Iterator[tuple[Path, os.stat_result]]:
+    """Every session log of one project (or of all), with its ``stat``."""
+    for _, path, st in scan(layout, phash):
+        if parse_session_filename(os.path.basename(path)):
+            yield Path(path), st
 
 
 def catch_up(
@@ -204,13 +225,12 @@ def catch_up(
         args = (phash,)
     known = {r[1]: r for r in conn.execute(sql, args)}
     seen: set[str] = set()
-    for path, st in session_files(layout, phash):
-        rel = rel_path(layout, path)
+    for rel, path, st in scan(layout, phash):
         seen.add(rel)
         old = known.get(rel)
         if old is not None and (old[4] or _unchanged(old[2], old[3], old[5], old[6], st)):
             continue
-        ingest_file(conn, layout, path)
+        ingest_file(conn, layout, Path(path))
     for rel, old in known.items():
         if old[4] or rel not in seen:
             row = session_row(conn, old[0])

@@ -169,8 +169,8 @@ def history_page(
         has_newer = len(msgs) > limit
         msgs = msgs[:limit]
         if not msgs:  # nothing newer: say whether older messages exist
-            older = bool(_older(conn, sess, after + 1, 1))
-            return HistoryPage(sid, [], older, after + 1 if older else None, False)
+            any_older = bool(_older(conn, sess, after + 1, 1))
+            return HistoryPage(sid, [], any_older, after + 1 if any_older else None, False)
     else:
         msgs = _older(conn, sess, before, limit)
     has_more = bool(msgs) and msgs[0].seq > 1

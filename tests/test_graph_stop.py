@@ -83,3 +83,18 @@ def test_a_finished_tool_keeps_its_result_when_stopped_within_grace(
     assert events[-1].status == "stopped"
     assert [r["status"] for r in _records(runner, "tool_outcome")] == ["success"]
     _no_open_calls(runner)
+
+
+def test_stop_before_the_model_call_makes_no_request(
+    make_runner: Any, fake_openai: FakeOpenAI
+) -> None:
+    runner = make_runner("openai", url=fake_openai.url)
+    events = runner.run("never asked")
+    first = next(events)  # the run has started; the graph has not
+    runner.stop()
+    rest = list(events)
+    assert type(first).__name__ == "RunStarted" and rest[-1].status == "stopped"
+    assert fake_openai.requests == []
+    _no_open_calls(runner)
+    fake_openai.add(text("now"))
+    assert list(runner.run("and now"))[-1].status == "completed"  # the flag was reset

@@ -34,6 +34,7 @@ from .prompt import system_prompt
 
 if TYPE_CHECKING:
     from mttui.config import Settings
+    from mttui.session.service import SessionService
 
 ModelFactory = Callable[["Settings"], Any]
 DECISIONS = ("approve", "deny")
@@ -79,6 +80,19 @@ class Runner:
         # the pending approval as of our last run (saves a full state load per turn)
         self._pending: ApprovalRequested | None = None
         self._pending_known = False
+
+    @classmethod
+    def for_service(
+        cls, service: SessionService, writer: SessionWriter, settings: Settings, **kw: Any
+    ) -> Runner:
+        """A runner on ``writer`` with the checkpoint db and project of ``service``."""
+        return cls(
+            writer,
+            settings,
+            checkpoints_path=service.checkpoints_path(),
+            project=service.project,
+            **kw,
+        )
 
     # -- setup -----------------------------------------------------------------
     def prepare(self) -> None:
@@ -163,6 +177,7 @@ class Runner:
 
     def run(self, text: str, *, message_id: str | None = None) -> Iterator[RunEvent]:
         """One user turn. Raises :class:`ApprovalPendingError` while an approval waits."""
+        self._begin()
         from .agent import user_input
         from .messages import new_message_id
 
@@ -187,6 +202,8 @@ class Runner:
         remember: list[str] | None = None,
     ) -> Iterator[RunEvent]:
         """Answer the pending approval (same ``request_id``) and continue the run."""
+        self._begin()
+        self.prepare()
         from langgraph.types import Command
 
         pending = self.pending_approval()
@@ -213,6 +230,11 @@ class Runner:
             ("run_start", {"run_id": run_id, "continues": request_id})
         ]
         yield from self._drive(resume, run_id, head, [decided], before_start=True)
+
+    def _begin(self) -> None:
+        if self.busy:
+            raise RunnerError("a run is already active in this session")
+        self._stop.clear()  # a stop from now on (even during the imports) counts
 
     def stop(self) -> None:
         """Ask the current run to stop (thread-safe; a no-op when idle)."""
@@ -251,7 +273,7 @@ class Runner:
             raise RunnerError("a run is already active in this session")
         self._pending_known = False
         try:
-            self._stop.clear()
+            _ = self.config  # no thread id: fail before anything is written
             if before_start:
                 yield from first
             self.writer.append_many(head)
@@ -290,5 +312,11 @@ class Runner:
                 fields["error"] = end.error
             self.writer.append("run_end", **fields)
             yield end
+        except GeneratorExit:
+            # The caller walked away mid-run: let the nodes wind down quickly. Nothing
+            # is written here (a node thread may still be appending); iterate to the
+            # end and use stop() instead.
+            self._stop.set()
+            raise
         finally:
             self._busy.release()

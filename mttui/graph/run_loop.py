@@ -42,6 +42,35 @@ def _stream(graph: Any, graph_input: Any, config: dict[str, Any], seen: _Seen) -
                 seen.values.update(update)
 
 
+def drive_recorded(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
+    """:func:`drive` plus the records it implies: ``approval_request`` (once per request
+    id; one asked again after a restart is not re-recorded) and ``run_end``."""
+    end: RunEnded | None = None
+    request: ApprovalRequested | None = None
+    for event in drive(runner, graph_input, run_id):
+        if isinstance(event, ApprovalRequested):
+            request = event
+            if event.request_id not in runner._written_requests:
+                runner.writer.append(
+                    "approval_request",
+                    request_id=event.request_id,
+                    run_id=event.run_id,
+                    tool_calls=event.tool_calls,
+                )
+                runner._written_requests.add(event.request_id)
+        if isinstance(event, RunEnded):
+            end = event
+            continue
+        yield event
+    assert end is not None
+    runner._ended(end, request)
+    fields: dict[str, Any] = {"run_id": run_id, "status": end.status}
+    if end.error:
+        fields["error"] = end.error
+    runner.writer.append("run_end", **fields)
+    yield end
+
+
 def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
     """Yield the run's events, ending with a :class:`RunEnded` (not yet written to the log)."""
     from langgraph.types import Command

@@ -175,6 +175,12 @@ class Runner:
         """Forget cached execution state (call after changing the checkpoint directly)."""
         self._pending_known = False
 
+    def _ended(self, end: RunEnded, request: ApprovalRequested | None) -> None:
+        """Remember how the last run ended (saves loading the state for the next one)."""
+        waiting = end.status == "awaiting_approval" and request is not None
+        self._pending = replace(request, asked_again=True) if waiting and request else None
+        self._pending_known = True
+
     def run(self, text: str, *, message_id: str | None = None) -> Iterator[RunEvent]:
         """One user turn. Raises :class:`ApprovalPendingError` while an approval waits."""
         self._begin()
@@ -267,7 +273,7 @@ class Runner:
         *,
         before_start: bool = False,
     ) -> Iterator[RunEvent]:
-        from .run_loop import drive
+        from .run_loop import drive_recorded
 
         if not self._busy.acquire(blocking=False):
             raise RunnerError("a run is already active in this session")
@@ -280,38 +286,7 @@ class Runner:
             yield RunStarted(run_id)
             if not before_start:
                 yield from first
-            end: RunEnded | None = None
-            request: ApprovalRequested | None = None
-            for event in drive(self, graph_input, run_id):
-                if (
-                    isinstance(event, ApprovalRequested)
-                    and not event.asked_again
-                    and event.request_id not in self._written_requests
-                ):
-                    self.writer.append(
-                        "approval_request",
-                        request_id=event.request_id,
-                        run_id=event.run_id,
-                        tool_calls=event.tool_calls,
-                    )
-                    self._written_requests.add(event.request_id)
-                if isinstance(event, ApprovalRequested):
-                    request = event
-                if isinstance(event, RunEnded):
-                    end = event
-                    continue
-                yield event
-            assert end is not None
-            if end.status == "awaiting_approval" and request is not None:
-                self._pending = replace(request, asked_again=True)
-            else:
-                self._pending = None
-            self._pending_known = True
-            fields: dict[str, Any] = {"run_id": run_id, "status": end.status}
-            if end.error:
-                fields["error"] = end.error
-            self.writer.append("run_end", **fields)
-            yield end
+            yield from drive_recorded(self, graph_input, run_id)
         except GeneratorExit:
             # The caller walked away mid-run: let the nodes wind down quickly. Nothing
             # is written here (a node thread may still be appending); iterate to the

@@ -210,6 +210,7 @@ def test_signal_during_a_stream(
     assert answer["content"].startswith("w0")
     assert [r["status"] for r in log if r["type"] == "run_end"] == ["stopped"]
     assert _events(out)[-1]["code"] == code
+    assert _open_calls(home, project, sid) == []
 
 
 def test_api_key_never_reaches_the_data_directory(
@@ -229,3 +230,38 @@ def test_api_key_never_reaches_the_data_directory(
     for path in files:
         assert KEY_MARKER.encode() not in path.read_bytes(), path
     assert KEY_MARKER not in r.stdout and KEY_MARKER not in r.stderr
+
+
+def test_kill_9_during_a_tool_then_resume_never_reruns_it(home: Path, project: Path) -> None:
+    cmd = "echo $$ > tool.pid; echo ran >> runs.txt; sleep 30"
+    proc = subprocess.Popen(
+        _cmd("--json", "--approval", "yolo", "!" + cmd),
+        cwd=project,
+        env=_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    seen = _wait_for(proc, "tool_dispatch")
+    sid, call_id = seen[0]["session_id"], seen[-1]["call_id"]
+    deadline = time.monotonic() + 10
+    while not (project / "runs.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # no clean-up at all
+    os.killpg(int((project / "tool.pid").read_text()), signal.SIGKILL)  # the tool's own group
+    proc.communicate(timeout=10)
+    r = _exec(home, project, "--resume", sid, "--json")
+    assert r.returncode == 0, r.stderr
+    events = _events(r.stdout)
+    resumed = next(e for e in events if e["event"] == "resumed")
+    assert [w["code"] for w in resumed["warnings"]] == ["tool_interrupted"]
+    assert resumed["warnings"][0]["ids"] == [call_id]
+    log = _log(home, project, sid)
+    outcome = [x for x in log if x["type"] == "tool_outcome"]
+    assert [(x["call_id"], x["status"]) for x in outcome] == [(call_id, "interrupted")]
+    assert (project / "runs.txt").read_text() == "ran\n"  # never run again
+    assert _open_calls(home, project, sid) == []
+    again = _exec(home, project, "--session", sid, "--json", "what happened?")
+    assert again.returncode == 0, again.stderr
+    assert (project / "runs.txt").read_text() == "ran\n"

@@ -7,7 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .delete import delete_session, finish_delete
 from .errors import MttuiError, SessionNotFound
@@ -241,11 +241,16 @@ class SessionService:
         self,
         query: str,
         *,
-        scope: SearchScope = "project",
+        scope: SearchScope | str = "project",
         session_id: str | None = None,
         limit: int = 50,
     ) -> list[SearchHit]:
-        """Ranked hits (see ``index.search.search``); a ``session_id`` implies scope session."""
+        """Ranked hits (see ``index.search.search``); a ``session_id`` implies scope session.
+
+        ``scope`` is ``session``, ``project`` or ``all``.
+        """
+        if scope not in ("session", "project", "all"):
+            raise MttuiError(f"unknown search scope {scope!r} (use session, project or all)")
         with self._lock:
             key: Any = None
             if session_id is not None or scope == "session":
@@ -255,7 +260,7 @@ class SessionService:
             elif scope == "project":
                 key = self.project_hash
             conn = self._ensure_fresh(scope == "all")
-            return index_search(conn, query, scope=scope, key=key, limit=limit)
+            return index_search(conn, query, scope=cast(SearchScope, scope), key=key, limit=limit)
 
     def records(self, session_id: str) -> tuple[list[dict[str, Any]], ReadStats]:
         """Every readable record of a session, with what the read skipped."""

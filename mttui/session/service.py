@@ -157,10 +157,16 @@ class SessionService:
         """
         with self._lock:
             conn = self._db()
-            ingest.catch_up(
-                conn, self.layout, None if all_projects else self.project_hash,
-                lambda row: finish_delete(conn, self.layout, row),
-            )  # fmt: skip
+            try:
+                ingest.catch_up(
+                    conn, self.layout, None if all_projects else self.project_hash,
+                    lambda row: finish_delete(conn, self.layout, row),
+                )  # fmt: skip
+            except sqlite3.OperationalError as exc:
+                # Busy past the timeout (e.g. another process rebuilding): answer
+                # from the index as it is rather than fail a read.
+                log.warning("index catch-up skipped: %s", exc)
+                return
             self._fresh.add(all_projects)
 
     def _ensure_fresh(self, all_projects: bool = False) -> sqlite3.Connection:

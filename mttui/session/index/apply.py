@@ -82,7 +82,7 @@ class SessionApplier:
         self.bulk = bulk
         self._new: list[list[Any]] = []
         self._new_by_id: dict[str, list[Any]] = {}
-        self._last_extra: dict[str, Any] | None = None
+        self._badges_dirty = False  # only approval/tool/pending records change badges
 
     # -- records ---------------------------------------------------------------
     def apply(self, offset: int, rec: dict[str, Any]) -> None:
@@ -92,9 +92,12 @@ class SessionApplier:
             row["updated_at"] = ts
             if not row["created_at"]:
                 row["created_at"] = ts
-        handler = getattr(self, "_on_" + rec["type"], None)
-        if handler is None and rec["type"].startswith("pending_"):
+        kind = rec["type"]
+        handler = getattr(self, "_on_" + kind, None)
+        if handler is None and kind.startswith("pending_"):
             handler = self._on_pending
+        if kind.startswith(("approval_", "tool_", "pending_")):
+            self._badges_dirty = True
         if handler is not None:
             handler(offset, rec, ts or "")
 
@@ -148,7 +151,6 @@ class SessionApplier:
         self._new_by_id[mid] = new
         if role == "user" and not row["derived_title"]:
             row["derived_title"] = title_from_text(text) or None
-        self._last_extra = extra
         row["last_message_preview"] = preview_of(text, extra)
 
     def _on_message_update(self, offset: int, rec: dict[str, Any], ts: str) -> None:
@@ -298,6 +300,16 @@ class SessionApplier:
         self.flush()
         row, conn, sess = self.row, self.conn, self.sess
         row["title"] = row["explicit_title"] or row["derived_title"]
+        if self._badges_dirty:
+            self._count_badges()
+        cols = [c for c in row if c != "sess"]
+        conn.execute(
+            f"UPDATE sessions SET {', '.join(c + ' = ?' for c in cols)} WHERE sess = ?",
+            [row[c] for c in cols] + [sess],
+        )
+
+    def _count_badges(self) -> None:
+        row, conn, sess = self.row, self.conn, self.sess
         row["awaiting_approval"] = conn.execute(
             "SELECT EXISTS (SELECT 1 FROM approvals WHERE sess = ? AND decided = 0)", (sess,)
         ).fetchone()[0]
@@ -309,8 +321,3 @@ class SessionApplier:
             f"({','.join('?' * len(QUEUED_STATES))})",
             (sess, *QUEUED_STATES),
         ).fetchone()[0]
-        cols = [c for c in row if c != "sess"]
-        conn.execute(
-            f"UPDATE sessions SET {', '.join(c + ' = ?' for c in cols)} WHERE sess = ?",
-            [row[c] for c in cols] + [sess],
-        )

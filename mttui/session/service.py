@@ -43,6 +43,12 @@ class SessionService:
 
     Safe to share between threads (one lock around the index connection). The
     index is opened lazily; nothing happens at construction.
+
+    Freshness: this process's own appends reach the index right after each fsync.
+    The first read of a service catches up with the logs (other processes'
+    changes); after that, call :meth:`catch_up` to see new ones. Reads of one
+    session (``get``, ``history``, ``records``, ``export``, a session-scoped
+    ``search``) always refresh that session's file first, which costs one ``stat``.
     """
 
     def __init__(self, home: Path, project: Path) -> None:

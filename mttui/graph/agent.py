@@ -20,6 +20,7 @@ from langgraph.types import interrupt
 
 from mttui.session.records import new_id
 
+from .compression import maybe_compress, replace_all
 from .journal import Journal
 from .messages import assert_paired, new_message_id, to_record
 from .reasoning import call_model
@@ -52,6 +53,35 @@ class GraphContext:
     base_url: str | None = None
     remembered: set[str] = field(default_factory=set)
     stop: threading.Event = field(default_factory=threading.Event)
+    summarizer: Any = None  # the model without tools, for compression summaries
+    token_limit: int = 128_000
+    compression_threshold: float = 0.5
+    auto_compress: bool = True
+    compress_failures: int = 0
+
+
+def make_context(
+    settings: Any,
+    raw_model: Any,
+    *,
+    project: Path,
+    journal: Journal,
+    remembered: set[str],
+    stop: threading.Event,
+    grace: float,
+) -> GraphContext:
+    """The context of one runner: ``raw_model`` gets the tools bound; settings are copied."""
+    from .prompt import system_prompt
+    from .tools import TOOL_SCHEMAS
+
+    return GraphContext(
+        model=raw_model.bind_tools(TOOL_SCHEMAS), summarizer=raw_model, project=project,
+        journal=journal, system_prompt=system_prompt(project), approval=settings.approval,
+        max_steps=settings.max_steps_per_run, grace=grace, base_url=settings.base_url,
+        remembered=remembered, stop=stop, token_limit=settings.token_limit,
+        compression_threshold=settings.compression_threshold,
+        auto_compress=settings.auto_compress,
+    )  # fmt: skip
 
 
 MESSAGES_DENIED = "denied: the user did not approve this call; it was not run"
@@ -71,6 +101,9 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
             return {"stop_reason": "step_limit", "step_count": steps}
         messages = list(state.get("messages", []))
         assert_paired(messages)  # before EVERY model call; raises, never repairs
+        view = maybe_compress(ctx, messages, emit)
+        prefix = replace_all(view) if view is not None else []
+        messages = view if view is not None else messages
         sent = [SystemMessage(content=ctx.system_prompt), *messages]
         result = call_model(ctx.model, sent, ctx.stop, emit, base_url=ctx.base_url)
         if result.error is not None:
@@ -82,15 +115,20 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
                 "status": "error",
             }
             ctx.journal.message(emit, record)
-            return {"stop_reason": "error", "error": result.error, "step_count": steps + 1}
+            return {
+                "messages": prefix,
+                "stop_reason": "error",
+                "error": result.error,
+                "step_count": steps + 1,
+            }
         ai = result.message
         if result.interrupted and not ai.content:
             # stopped before the first word: nothing was said, nothing to keep
-            return {"stop_reason": "stopped", "step_count": steps + 1}
+            return {"messages": prefix, "stop_reason": "stopped", "step_count": steps + 1}
         status = "interrupted" if result.interrupted else "sent"
         record = to_record(ai, status=status, usage=result.usage)
         ctx.journal.message(emit, record, estimated=result.estimated)
-        update: dict[str, Any] = {"messages": [ai], "step_count": steps + 1}
+        update: dict[str, Any] = {"messages": [*prefix, ai], "step_count": steps + 1}
         update["stop_reason"] = "stopped" if result.interrupted else None
         return update
 

@@ -40,6 +40,11 @@ class Journal:
             self.stats.output_tokens += int(usage.get("output_tokens") or 0)
             emit(UsageUpdated(usage["input_tokens"], usage["output_tokens"], estimated))
 
+    def compression(self, emit: Emit, record: dict[str, Any], event: Any) -> None:
+        """``compression`` — appended only once the summary exists."""
+        self.writer.append("compression", **record)
+        emit(event)
+
     def dispatch(self, emit: Emit, run_id: str, call: dict[str, Any]) -> None:
         """Fsync ``tool_dispatch``; only then is the caller allowed to start the tool."""
         self.writer.append(

@@ -30,7 +30,6 @@ from mttui.session.writer import SessionWriter
 
 from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEnded, RunEvent, RunStarted
 from .journal import Journal, scan_log
-from .prompt import system_prompt
 
 if TYPE_CHECKING:
     from mttui.config import Settings
@@ -99,27 +98,22 @@ class Runner:
         """Import LangGraph, build the model, open the checkpoint db (idempotent)."""
         if self._graph is not None:
             return
-        from .agent import GraphContext, build_graph
+        from .agent import build_graph, make_context
         from .checkpoints import open_saver
         from .models import ModelConfigError, make_model
-        from .tools import TOOL_SCHEMAS
 
-        factory = self._factory or make_model
         try:
-            model = factory(self.settings).bind_tools(TOOL_SCHEMAS)
+            raw = (self._factory or make_model)(self.settings)
         except ModelConfigError as exc:
             raise RunnerError(str(exc)) from None
-        self._ctx = GraphContext(
-            model=model,
+        self._ctx = make_context(
+            self.settings,
+            raw,
             project=self.project,
             journal=self.journal,
-            system_prompt=system_prompt(self.project),
-            approval=self.settings.approval,
-            max_steps=self.settings.max_steps_per_run,
-            grace=self.grace,
-            base_url=self.settings.base_url,
             remembered=self.remembered,
             stop=self._stop,
+            grace=self.grace,
         )
         self._saver = open_saver(self.checkpoints_path)
         self._graph = build_graph(self._ctx, self._saver)
@@ -216,10 +210,9 @@ class Runner:
         if pending is None or pending.request_id != request_id:
             raise RunnerError(f"no pending approval {request_id}")
         known = {c["call_id"]: c["tool_name"] for c in pending.tool_calls}
-        bad = [v for v in decisions.values() if v not in DECISIONS]
-        if bad or set(decisions) - set(known):
+        if set(decisions) - set(known) or set(decisions.values()) - set(DECISIONS):
             raise RunnerError("decisions must map the request's call ids to approve or deny")
-        full = {cid: decisions.get(cid, "deny") for cid in known}
+        full = {cid: decisions.get(cid, "deny") for cid in known}  # unanswered = denied
         remember = sorted({t for t in remember or [] if t in known.values()})
         fields: dict[str, Any] = {"request_id": request_id, "decisions": full}
         if reason:
@@ -236,6 +229,23 @@ class Runner:
             ("run_start", {"run_id": run_id, "continues": request_id})
         ]
         yield from self._drive(resume, run_id, head, [decided], before_start=True)
+
+    def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
+        """Manual compression (``/compact``): yields ``Compressed``, or a ``Notice`` when
+        there is nothing to compress. Raises :class:`RunnerError` when the summary fails
+        (nothing is changed then) or while a run or an approval is pending."""
+        from .compression import compact_thread
+
+        self._begin()
+        self.prepare()
+        if self.pending_approval() is not None:
+            raise ApprovalPendingError("an approval is pending: answer it before compacting")
+        if not self._busy.acquire(blocking=False):
+            raise RunnerError("a run is already active in this session")
+        try:
+            yield from compact_thread(self, instructions)
+        finally:
+            self._busy.release()
 
     def _begin(self) -> None:
         if self.busy:

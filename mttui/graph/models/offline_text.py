@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..compress_prompt import COMPRESS_MARKER
+
 OFFLINE_HELP = """Offline model active: no network, deterministic answers. Triggers:
   !COMMAND               run a shell command (asks for approval)
   /read PATH             read a file
@@ -82,7 +84,13 @@ def summarize_results(convo: list[Any]) -> str:
 
 def snapshot(convo: list[Any]) -> str:
     """A ``<compressed_snapshot>`` built mechanically from the messages it summarizes."""
-    users = [_first_line(_text(m), 120) for m in convo if getattr(m, "type", "") == "human"]
+    humans = [m for m in convo if getattr(m, "type", "") == "human"]
+    previous = [_text(m) for m in humans if "<compressed_snapshot>" in _text(m)]
+    users = [
+        _first_line(_text(m), 120)
+        for m in humans
+        if COMPRESS_MARKER not in _text(m) and "<compressed_snapshot>" not in _text(m)
+    ]
     tools = [m for m in convo if getattr(m, "type", "") == "tool"]
     files: list[str] = []
     for m in convo:
@@ -92,15 +100,15 @@ def snapshot(convo: list[Any]) -> str:
                 entry = f"{call['name']} {path}"
                 if entry not in files:
                     files.append(entry)
-    previous = [_text(m) for m in convo if "<compressed_snapshot>" in _text(m)]
 
     def bullets(items: list[str], empty: str) -> str:
         return "\n".join(f"- {x}" for x in items) if items else f"- {empty}"
 
     goal = users[-1] if users else "(no user request yet)"
     knowledge = [f"earlier request: {u}" for u in users[:-1][-8:]]
-    if previous:
-        knowledge.insert(0, "an earlier snapshot was merged")
+    for prev in previous[-1:]:  # summaries chain: carry the last one forward
+        carried = _section(prev, "current_goal") + _section(prev, "key_knowledge")
+        knowledge = [f"from the earlier snapshot: {c}" for c in carried[:8]] + knowledge
     results = [
         f"{getattr(m, 'name', None) or 'tool'}: {_first_line(_text(m), 80)}" for m in tools[-6:]
     ]
@@ -117,3 +125,15 @@ def snapshot(convo: list[Any]) -> str:
             "</compressed_snapshot>",
         ]
     )
+
+
+def _section(snapshot_text: str, name: str) -> list[str]:
+    """The bullet lines of one section of an earlier snapshot."""
+    start, end = f"<{name}>", f"</{name}>"
+    if start not in snapshot_text or end not in snapshot_text:
+        return []
+    body = snapshot_text.split(start, 1)[1].split(end, 1)[0]
+    items = [
+        line.strip()[2:].strip() for line in body.splitlines() if line.strip().startswith("- ")
+    ]
+    return [i.removeprefix("from the earlier snapshot: ") for i in items if i]

@@ -19,11 +19,13 @@ from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import Worker
 
 from mttui.session.models import HistoryPage
 
 from .history_items import MARKER_KINDS, Item, Marker, items_from_rows, join_results, markers_in
 from .history_render import Palette, make_console, render_item
+from .workers import report_worker_error
 
 Pager = Callable[..., HistoryPage]
 
@@ -69,7 +71,7 @@ class HistoryView(ScrollView, can_focus=True):
         self.newest_seq = 0
         self.has_more = False
         self.has_newer = False
-        self.loading = False
+        self.fetching = False
         self.selected: Item | None = None
         self.highlight_seq: int | None = None
         self._generation = 0
@@ -113,6 +115,12 @@ class HistoryView(ScrollView, can_focus=True):
         self._render_item(item)
         self._reflow(follow=follow)
 
+    def remove_item(self, item: Item) -> None:
+        if item in self.items:
+            follow = self.at_bottom
+            self.items.remove(item)
+            self._reflow(follow=follow)
+
     def find(self, predicate: Callable[[Item], bool]) -> Item | None:
         return next((it for it in reversed(self.items) if predicate(it)), None)
 
@@ -125,9 +133,9 @@ class HistoryView(ScrollView, can_focus=True):
                **query: Any) -> None:
         if how == "replace":
             self._generation += 1
-        elif self.loading:
+        elif self.fetching:
             return
-        self.loading = True
+        self.fetching = True
         self.refresh()
         generation, width, palette, markers = (self._generation, self.content_width,
                                                self._palette, self.markers)
@@ -149,20 +157,26 @@ class HistoryView(ScrollView, can_focus=True):
                 render_item(item, width, palette, console)
             self.app.call_from_thread(self._apply, how, generation, page, items, focus, top)
 
-        self.run_worker(work, thread=True, group="history", name=f"history-{how}")
+        self.run_worker(work, thread=True, group="history", name="loading history",
+                        exit_on_error=False)
 
     def _failed(self, generation: int) -> None:
         if generation == self._generation:
-            self.loading = False
+            self.fetching = False
             self.refresh()
 
     def _apply(self, how: str, generation: int, page: HistoryPage, items: list[Item],
                focus: int | None, top: bool) -> None:
-        self.loading = False
+        self.fetching = False
         if generation != self._generation:
             return
         rows = page.messages
         if how == "replace":
+            expanded = {it.key for it in self.items if it.expanded}
+            for item in items:
+                if item.key in expanded:
+                    item.expanded = True
+                    item.invalidate()
             self.items = items
             self.oldest_seq = rows[0].seq if rows else 0
             self.newest_seq = rows[-1].seq if rows else 0
@@ -172,7 +186,7 @@ class HistoryView(ScrollView, can_focus=True):
             if focus is not None and self.selected is not None:
                 self._center(self.selected)
             elif top:
-                self.scroll_to(y=0, animate=False, immediate=True)
+                self.scroll_to(y=0, animate=False, immediate=True, force=True)
         elif how == "older":
             anchor = self.items[0] if self.items else None
             before = self._offsets[0] if self._offsets else 0
@@ -184,7 +198,7 @@ class HistoryView(ScrollView, can_focus=True):
             self._reflow(follow=False)
             if anchor is not None and anchor in self.items:
                 delta = self._offset_of(anchor) - before
-                self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True)
+                self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True, force=True)
         else:
             anchor = self.items[-1] if self.items else None
             before = self._offset_of(anchor) if anchor is not None else 0
@@ -196,7 +210,7 @@ class HistoryView(ScrollView, can_focus=True):
             self._reflow(follow=False)
             if removed and anchor is not None and anchor in self.items:
                 delta = self._offset_of(anchor) - before
-                self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True)
+                self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True, force=True)
         self.call_after_refresh(self._check_paging)
 
     def _trim(self, *, end: bool) -> int:
@@ -222,7 +236,7 @@ class HistoryView(ScrollView, can_focus=True):
         return keep
 
     def _check_paging(self) -> None:
-        if self.loading or not self.items and not self.has_more:
+        if self.fetching or not self.items and not self.has_more:
             return
         height = self.scrollable_content_region.height
         if self.has_more and self.scroll_y <= height:
@@ -254,7 +268,7 @@ class HistoryView(ScrollView, can_focus=True):
         self.virtual_size = Size(self.scrollable_content_region.width, self._total)
         self.refresh()
         if follow:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
 
     def _offset_of(self, item: Item) -> int:
         return self._offsets[self.items.index(item)]
@@ -265,7 +279,7 @@ class HistoryView(ScrollView, can_focus=True):
     def _center(self, item: Item) -> None:
         top = self._offset_of(item)
         height = self.scrollable_content_region.height
-        self.scroll_to(y=max(top - height // 3, 0), animate=False, immediate=True)
+        self.scroll_to(y=max(top - height // 3, 0), animate=False, immediate=True, force=True)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.content_width == self._width:
@@ -275,7 +289,7 @@ class HistoryView(ScrollView, can_focus=True):
         anchor = self._item_at(int(self.scroll_y))
         self._reflow(follow=follow)
         if anchor is not None and not follow:
-            self.scroll_to(y=self._offset_of(anchor), animate=False, immediate=True)
+            self.scroll_to(y=self._offset_of(anchor), animate=False, immediate=True, force=True)
 
     def on_mount(self) -> None:
         self._resolve_palette()
@@ -334,7 +348,7 @@ class HistoryView(ScrollView, can_focus=True):
         dim = self.get_component_rich_style("history--dim")
         if which == "end":
             text = "↓ newer messages below · end jumps to the newest"
-        elif self.loading and self.has_more:
+        elif self.fetching and self.has_more:
             text = "⟳ loading older messages…"
         elif self.has_more:
             text = "↑ older messages load as you scroll · home jumps to the start"
@@ -356,9 +370,9 @@ class HistoryView(ScrollView, can_focus=True):
         if self.selected is not None:
             top = self._offset_of(self.selected)
             region = Region(0, top, 1, max(self.selected.body, 1))
-            self.scroll_to_region(region, animate=False, immediate=True)
+            self.scroll_to_region(region, animate=False, immediate=True, force=True)
             if step < 0 and self.items.index(self.selected) == 0:
-                self.scroll_to(y=0, animate=False, immediate=True)
+                self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.refresh()
 
     def action_expand(self) -> None:
@@ -372,14 +386,14 @@ class HistoryView(ScrollView, can_focus=True):
         if self.has_more:
             self.load_oldest()
         else:
-            self.scroll_to(y=0, animate=False, immediate=True)
+            self.scroll_to(y=0, animate=False, immediate=True, force=True)
 
     def action_newest(self) -> None:
         if self.has_newer:
             self.highlight_seq = None
             self.load_newest()
         else:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
 
     def on_click(self, event: events.Click) -> None:
         line = int(self.scroll_y) + event.y
@@ -393,6 +407,9 @@ class HistoryView(ScrollView, can_focus=True):
             self.action_expand()
         self.selected = item
         self.refresh()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_worker_error(self, event)
 
     def on_focus(self) -> None:
         self.refresh()

@@ -1,0 +1,166 @@
+"""The Textual application: the session browser and the chat of a session.
+
+The CLI builds the services and passes them in (nothing is done at import time)::
+
+    app = MttuiApp(service, settings, make_runtime_factory(settings),
+                   open_session=session_id_or_None, open_browser=True)
+    app.run()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker
+
+from mttui.messages import BackToBrowser, OpenSession
+from mttui.screens.browser import BrowserScreen
+from mttui.screens.chat_session import RuntimeFactory, make_runtime_factory
+from mttui.widgets.workers import report_worker_error
+
+Clock = Callable[[], datetime]
+
+__all__ = ["MttuiApp", "RuntimeFactory", "make_runtime_factory"]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class MttuiApp(App[None]):
+    """``service``: a ``SessionService``; ``settings``: ``mttui.config.Settings``;
+    ``runtime_factory``: builds the runner of an open session (default from settings).
+
+    ``open_session``: a session id to open in the chat at start (``--resume S``,
+    ``--continue``); ``open_browser``: start on the session browser (otherwise, without
+    ``open_session``, a new chat). The browser is always underneath: ``ctrl+o`` returns
+    to it. ``clock`` is injectable for deterministic relative times in tests.
+    """
+
+    TITLE = "mttui"
+    CSS_PATH = "theme.tcss"
+    BINDINGS = [
+        Binding("f1,question_mark", "help", "Help", id="help", key_display="f1"),
+        Binding("ctrl+q", "quit", "Quit", id="quit_app", show=False, priority=True),
+    ]
+
+    def __init__(self, service: Any, settings: Any,
+                 runtime_factory: RuntimeFactory | None = None, *,
+                 open_session: str | None = None, open_browser: bool = True,
+                 around: int | None = None, all_projects: bool = False,
+                 clock: Clock | None = None) -> None:
+        super().__init__()
+        self.service = service
+        self.settings = settings
+        self.runtime_factory = runtime_factory or make_runtime_factory(settings)
+        self.open_session = open_session
+        self.open_browser = open_browser
+        self.around = around
+        self.all_projects = all_projects
+        self.clock: Clock = clock or utc_now
+        keys = dict(getattr(settings, "keys", None) or {})
+        if keys:
+            self.set_keymap(keys)
+
+    # -- start ----------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects))
+        if self.open_session:
+            self._chat(self.open_session, around=self.around)
+        elif not self.open_browser:
+            self._chat(None)
+
+    def on_ready(self) -> None:
+        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False,
+                        name="loading the agent runtime")
+
+    def _warm_up(self) -> None:
+        """Import LangGraph & co. in a thread (not on the UI thread) so the first send is quick."""
+        import importlib
+
+        modules = ["mttui.graph.runner", "mttui.graph.agent", "mttui.graph.checkpoints"]
+        provider = getattr(self.settings, "provider", "offline")
+        modules.append("mttui.graph.models." + ("offline" if provider == "offline" else "openai"))
+        for name in modules:
+            importlib.import_module(name)
+
+    # -- screens --------------------------------------------------------------
+    def _chat(self, session_id: str | None, *, around: int | None = None) -> None:
+        from mttui.screens.chat import ChatScreen
+
+        self.push_screen(ChatScreen(self.service, self.settings, self.runtime_factory,
+                                    self.clock, session_id=session_id, around=around))
+
+    async def on_open_session(self, message: OpenSession) -> None:
+        from mttui.screens.chat import ChatScreen
+
+        screen = self.screen
+        if isinstance(screen, ChatScreen):
+            await screen.shutdown()
+            await self.pop_screen()
+        self._chat(message.session_id, around=message.around)
+
+    async def on_back_to_browser(self, message: BackToBrowser) -> None:
+        from mttui.screens.chat import ChatScreen
+
+        screen = self.screen
+        if isinstance(screen, ChatScreen):
+            await screen.shutdown()
+            await self.pop_screen()
+        if isinstance(self.screen, BrowserScreen):
+            self.screen.reload()
+
+    async def action_quit(self) -> None:
+        from mttui.screens.chat import ChatScreen
+
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, ChatScreen):
+                await screen.shutdown()
+        self.exit()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_worker_error(self, event)
+
+    # -- help and commands ----------------------------------------------------
+    def help_sections(self) -> list[tuple[str, list[Any]]]:
+        from mttui.screens.approval import ApprovalScreen
+        from mttui.screens.chat import ChatScreen
+        from mttui.screens.search import SearchScreen
+        from mttui.widgets.history import HistoryView
+        from mttui.widgets.prompt import PromptArea
+
+        return [
+            ("Everywhere", list(self.BINDINGS)),
+            ("Session browser", list(BrowserScreen.BINDINGS)),
+            ("Chat", list(ChatScreen.BINDINGS) + list(PromptArea.BINDINGS)),
+            ("Chat history (when focused: tab)", list(HistoryView.BINDINGS)),
+            ("Search panel", list(SearchScreen.BINDINGS)),
+            ("Approval", list(ApprovalScreen.BINDINGS)),
+        ]
+
+    def action_help(self) -> None:
+        from mttui.screens.help import HelpScreen, offline_help
+
+        if any(type(s).__name__ == "HelpScreen" for s in self.screen_stack):
+            return
+        self.push_screen(HelpScreen(self.help_sections(), offline=offline_help(),
+                                    keymap=dict(self._keymap)))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Every binding active on the screen is also a command of the palette."""
+        yield from super().get_system_commands(screen)
+        seen: set[str] = set()
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            if not binding.description or binding.action in seen or not active.enabled:
+                continue
+            seen.add(binding.action)
+            display = self.get_key_display(binding) if binding.key == key else key
+            yield SystemCommand(binding.description, f"{display} · {binding.id or ''}",
+                                partial(self.run_action, binding.action, active.node))

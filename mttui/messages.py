@@ -1,0 +1,74 @@
+"""Textual messages that carry results of workers and run events up to screens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+from mttui.graph.events import RunEvent
+from mttui.session.models import HistoryPage, SearchHit, SessionInfo, SessionPage
+
+
+class SessionsLoaded(Message):
+    """A keyset page of the session list (``reset``: it replaces the list)."""
+
+    def __init__(self, page: SessionPage, *, reset: bool, all_projects: bool,
+                 serial: int = 0) -> None:
+        super().__init__()
+        self.serial = serial
+        self.page = page
+        self.reset = reset
+        self.all_projects = all_projects
+
+
+@dataclass
+class Verdict:
+    """The resume check shown in the browser's preview (read-only)."""
+
+    mode: str  # execution | transcript | refused | unchecked
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    refusal: dict[str, str] | None = None
+    note: str = ""
+
+
+class PreviewLoaded(Message):
+    def __init__(self, info: SessionInfo, page: HistoryPage, verdict: Verdict) -> None:
+        super().__init__()
+        self.info = info
+        self.page = page
+        self.verdict = verdict
+
+
+class SearchDone(Message):
+    def __init__(self, serial: int, query: str, hits: list[SearchHit]) -> None:
+        super().__init__()
+        self.serial = serial
+        self.query = query
+        self.hits = hits
+
+
+class RunEventMessage(Message):
+    """One event of a run, posted from the run's thread worker."""
+
+    def __init__(self, event: RunEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class OpenSession(Message):
+    """Open a session in the chat screen (``around``: a message seq to jump to)."""
+
+    def __init__(self, session_id: str | None, *, around: int | None = None) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.around = around
+
+
+class SessionsChanged(Message):
+    """Something changed the session list (rename, delete, a run): reload it."""
+
+
+class BackToBrowser(Message):
+    """Leave the chat for the session browser."""

@@ -1,0 +1,213 @@
+"""The session browser: the start screen (a paged session list and a preview)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Static
+
+from mttui.messages import OpenSession, PreviewLoaded, SessionsLoaded
+from mttui.session.errors import MttuiError
+from mttui.session.models import SessionInfo
+from mttui.widgets.preview import PreviewPane
+from mttui.widgets.session_table import Clock, SessionTable
+from mttui.widgets.text import literal
+
+from .dialogs import ConfirmScreen, RenameScreen
+from .verdict import quick_verdict
+
+PAGE = 100
+
+
+class BrowserScreen(Screen[None]):
+    """Sessions of the project (or of every project), newest first."""
+
+    DEFAULT_CSS = """
+    BrowserScreen #bar { height: 1; background: $panel; color: $text; padding: 0 1; }
+    BrowserScreen #main { height: 1fr; }
+    BrowserScreen SessionTable { width: 64%; }
+    BrowserScreen PreviewPane { width: 36%; }
+    """
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="open", priority=True),
+        Binding("n", "new_session", "New", id="new_session"),
+        Binding("slash", "search", "Search", id="search", key_display="/"),
+        Binding("r", "rename", "Rename", id="rename"),
+        Binding("d", "delete", "Delete", id="delete"),
+        Binding("a", "toggle_all", "All projects", id="all_projects"),
+        Binding("q", "app.quit", "Quit", id="quit"),
+    ]
+    AUTO_FOCUS = "SessionTable"
+
+    def __init__(self, service: Any, clock: Clock, *, all_projects: bool = False) -> None:
+        super().__init__()
+        self.service = service
+        self.clock = clock
+        self.all_projects = all_projects
+        self.next_cursor: str | None = None
+        self.fetching = False
+        self._serial = 0
+        self._preview_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="bar")
+        with Horizontal(id="main"):
+            yield SessionTable(self.clock, id="sessions")
+            yield PreviewPane(self.clock, id="preview")
+        yield Footer()
+
+    @property
+    def table(self) -> SessionTable:
+        return self.query_one(SessionTable)
+
+    def on_mount(self) -> None:
+        self._bar()
+        self.reload()
+
+    def _bar(self) -> None:
+        scope = "all projects" if self.all_projects else literal(str(self.service.project))
+        count = len(self.table.sessions)
+        more = "+" if self.table.more else ""
+        bar = Text.assemble(("mttui", "bold"), "  sessions · ", (scope, "bold"),
+                            (f"   {count}{more} shown", "dim"))
+        self.query_one("#bar", Static).update(bar)
+
+    # -- loading --------------------------------------------------------------
+    def reload(self) -> None:
+        self.next_cursor = None
+        self._load(reset=True)
+
+    def _load(self, *, reset: bool) -> None:
+        if self.fetching and not reset:
+            return
+        self.fetching = True
+        if reset:
+            self._serial += 1
+        self._fetch(None if reset else self.next_cursor, reset, self.all_projects, self._serial)
+
+    @work(thread=True, group="sessions")
+    def _fetch(self, cursor: str | None, reset: bool, all_projects: bool, serial: int) -> None:
+        try:
+            if reset:
+                self.service.catch_up(all_projects=all_projects)
+            page = self.service.list_sessions(all_projects=all_projects, limit=PAGE,
+                                              cursor=cursor)
+        finally:
+            self.app.call_from_thread(setattr, self, "fetching", False)
+        self.post_message(SessionsLoaded(page, reset=reset, all_projects=all_projects,
+                                         serial=serial))
+
+    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        if message.serial != self._serial:
+            return  # a newer reload is on its way
+        self.next_cursor = message.page.next_cursor
+        table = self.table
+        table.set_sessions(message.page.sessions, reset=message.reset,
+                           more=message.page.next_cursor is not None)
+        self._bar()
+        if not table.sessions:
+            where = "anywhere" if self.all_projects else "in this project"
+            self.query_one(PreviewPane).show_empty(
+                f"No sessions {where} yet.\n\nPress n to start one"
+                + ("." if self.all_projects else ", or a to see every project."))
+        elif message.reset:
+            self._schedule_preview()
+
+    @on(SessionTable.NeedMore)
+    def _more(self) -> None:
+        if self.next_cursor is not None:
+            self._load(reset=False)
+
+    # -- preview --------------------------------------------------------------
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        self._schedule_preview()
+
+    def _schedule_preview(self) -> None:
+        info = self.table.current
+        if info is None:
+            return
+        pane = self.query_one(PreviewPane)
+        if pane.session_id != info.id:
+            pane.show_info(info)
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        self._preview_timer = self.set_timer(0.12, lambda: self._preview(info))
+
+    @work(thread=True, group="preview", exclusive=True)
+    def _preview(self, info: SessionInfo) -> None:
+        page = self.service.history(info.id, limit=6)
+        verdict = quick_verdict(self.service, info)
+        self.post_message(PreviewLoaded(info, page, verdict))
+
+    def on_preview_loaded(self, message: PreviewLoaded) -> None:
+        current = self.table.current
+        if current is None or current.id != message.info.id:
+            return  # stale: the cursor moved on
+        self.query_one(PreviewPane).show(message.info, message.page.messages, message.verdict)
+
+    # -- actions --------------------------------------------------------------
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        info = self.table.current
+        if info is not None:
+            self.post_message(OpenSession(info.id))
+
+    def action_new_session(self) -> None:
+        self.post_message(OpenSession(None))
+
+    async def action_search(self) -> None:
+        await self.app.run_action("search_sessions")
+
+    def action_toggle_all(self) -> None:
+        self.all_projects = not self.all_projects
+        self.table.set_sessions([], reset=True, more=False)
+        self._bar()
+        self.reload()
+
+    def action_rename(self) -> None:
+        info = self.table.current
+        if info is None:
+            return
+
+        def done(title: str | None) -> None:
+            if title and title != info.title:
+                self._change("rename", info.id, title)
+
+        self.app.push_screen(RenameScreen(info.title or ""), done)
+
+    def action_delete(self) -> None:
+        info = self.table.current
+        if info is None:
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._change("delete", info.id)
+
+        question = (f"Delete “{info.title or '(untitled)'}” ({info.message_count:,} messages)?"
+                    "\nIts log and checkpoints are removed. This cannot be undone.")
+        self.app.push_screen(ConfirmScreen("Delete session", question), done)
+
+    @work(thread=True, group="change")
+    def _change(self, what: str, session_id: str, *args: str) -> None:
+        try:
+            getattr(self.service, what)(session_id, *args)
+        except MttuiError as exc:
+            self.app.call_from_thread(self.notify, str(exc), title=f"Cannot {what}",
+                                      severity="error")
+            return
+        done = "Renamed" if what == "rename" else "Deleted"
+        self.app.call_from_thread(self.notify, f"{done} session {session_id}", timeout=3)
+        self.app.call_from_thread(self.reload)

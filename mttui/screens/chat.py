@@ -1,0 +1,326 @@
+"""The chat screen: the history of one session, the prompt and the run."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from mttui.graph import events as ev
+from mttui.messages import BackToBrowser, OpenSession, RunEventMessage
+from mttui.session.models import SearchHit, SearchScope
+from mttui.widgets.history import HistoryView
+from mttui.widgets.history_items import Marker
+from mttui.widgets.live import LiveTranscript
+from mttui.widgets.markers import scan_markers
+from mttui.widgets.prompt import PromptArea
+from mttui.widgets.session_table import Clock
+from mttui.widgets.status import StatusBar
+from mttui.widgets.text import literal
+from mttui.widgets.workers import report_worker_error
+
+from .approval import ApprovalDecision, ApprovalScreen
+from .chat_session import ChatSession, RuntimeFactory
+from .search import SearchScreen
+
+
+class ChatScreen(Screen[None]):
+    DEFAULT_CSS = """
+    ChatScreen #chat-bar { height: 1; background: $panel; padding: 0 1; }
+    ChatScreen HistoryView { height: 1fr; }
+    ChatScreen #pending-lane { height: auto; display: none; }
+    ChatScreen #pending-lane.-visible { display: block; }
+    """
+    BINDINGS = [
+        Binding("escape", "stop", "Stop", id="stop"),
+        Binding("ctrl+k", "compact", "Compact", id="compact", priority=True),
+        Binding("ctrl+f", "search", "Search", id="search_session"),
+        Binding("ctrl+o", "back", "Sessions", id="back"),
+        Binding("pageup", "page(-1)", "Scroll up", id="page_up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "Scroll down", id="page_down", show=False,
+                priority=True),
+    ]
+    AUTO_FOCUS = "PromptArea"
+
+    def __init__(self, service: Any, settings: Any, factory: RuntimeFactory, clock: Clock, *,
+                 session_id: str | None = None, around: int | None = None) -> None:
+        super().__init__()
+        self.service = service
+        self.settings = settings
+        self.clock = clock
+        self.chat = ChatSession(service, settings, factory)
+        self.session_id = session_id
+        self.around = around
+        self.state = "opening" if session_id else "idle"
+        self._answer: Future[ApprovalDecision | None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="chat-bar")
+        yield HistoryView(self._page, id="history")
+        yield Vertical(id="pending-lane")  # the pending-input lane (Queue / Steer) goes here
+        yield PromptArea(placeholder="Message  (enter sends · ctrl+j newline · f1 help)",
+                         id="prompt")
+        s = self.settings
+        yield StatusBar(provider=s.provider, model=s.model, approval=s.approval,
+                        token_limit=s.token_limit, id="status")
+        yield Footer()
+
+    @property
+    def history(self) -> HistoryView:
+        return self.query_one(HistoryView)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    def _page(self, **query: Any) -> Any:
+        sid = self.chat.session_id
+        if sid is None:
+            from mttui.session.models import HistoryPage
+
+            return HistoryPage("", [], False, None)
+        return self.service.history(sid, **query)
+
+    def on_mount(self) -> None:
+        self.live = LiveTranscript(self.history)
+        self._bar()
+        self._set_state(self.state)
+        if self.session_id is None:
+            self.history.load_newest()
+        else:
+            self._open(self.session_id)
+
+    def _bar(self, extra: str = "") -> None:
+        info = self.chat.info
+        bar = Text("mttui", style="bold")
+        if info is None and self.session_id is None:
+            bar.append("  new session", style="dim")
+        elif info is not None:
+            bar.append("  " + literal(info.title or "(untitled)"), style="bold")
+            bar.append(f"  ·  {info.id}", style="dim")
+        if extra:
+            bar.append("  ·  " + extra, style="yellow")
+        self.query_one("#chat-bar", Static).update(bar)
+
+    def _set_state(self, state: str, **more: Any) -> None:
+        self.state = state
+        self.status.set(state=state, **more)
+        self.query_one(PromptArea).set_class(state not in ("idle", "read-only"), "-busy")
+
+    # -- opening --------------------------------------------------------------
+    @work(thread=True, group="open", exit_on_error=False, name="opening the session")
+    def _open(self, session_id: str) -> None:
+        info = self.chat.load(session_id)
+        markers = scan_markers(info.path)
+        self.app.call_from_thread(self._opened, markers)
+        if not self.chat.open_for_writing():
+            self.app.call_from_thread(self._read_only)
+            return
+        mode, warnings, pending = self.chat.resume()
+        markers = scan_markers(info.path)
+        for marker in reversed(markers):  # the record has codes; show the full messages
+            if marker.kind == "resumed":
+                marker.data = {**marker.data, "warnings": warnings}
+                break
+        self.app.call_from_thread(self._resumed, markers, mode, bool(warnings))
+        if pending is not None:
+            self.app.call_from_thread(self._ask_again, pending)
+
+    def _opened(self, markers: list[Marker]) -> None:
+        self._bar()
+        info = self.chat.info
+        if info is not None:
+            self.status.set(compressions=info.compression_count)
+        self.history.set_markers(markers)
+        if self.around is not None:
+            self.history.load_around(self.around)
+        else:
+            self.history.load_newest()
+
+    def _ask_again(self, pending: ev.ApprovalRequested) -> None:
+        """An approval that was pending when the session stopped: ask it again."""
+        self._set_state("awaiting approval")
+        self._answer_pending(pending)
+
+    @work(thread=True, group="run", exit_on_error=False, name="run")
+    def _answer_pending(self, pending: ev.ApprovalRequested) -> None:
+        self._drive(lambda: iter(()), pending)
+
+    def _read_only(self) -> None:
+        self._set_state("read-only", note=self.chat.read_only or "")
+        self._bar("read-only")
+        self.query_one(PromptArea).disabled = True
+        self.notify(self.chat.read_only or "read-only", title="Session is read-only",
+                    severity="warning")
+
+    def _resumed(self, markers: list[Marker], mode: str, warned: bool) -> None:
+        self._set_state("idle")
+        self.history.set_markers(markers)
+        if not self.history.has_newer and (warned or self.around is None):
+            self.history.load_newest()
+        if mode != "execution":
+            self.notify(f"resumed in {mode} mode", severity="warning")
+
+    # -- sending and running --------------------------------------------------
+    @on(PromptArea.Submitted)
+    def _submitted(self, event: PromptArea.Submitted) -> None:
+        event.stop()
+        if self.state == "read-only":
+            self.notify("this session is open in another process", severity="error")
+            return
+        if self.state != "idle":
+            # The pending-input lane (Queue/Steer) takes over here; until then keep the text.
+            self.notify("a run is active: wait for it or press escape to stop it",
+                        severity="warning")
+            return
+        text = event.text
+        event.prompt.clear()
+        if self.history.has_newer:
+            self.history.load_newest()
+        self._set_state("starting")
+        self._send(text)
+
+    @work(thread=True, group="run", exit_on_error=False, name="run")
+    def _send(self, text: str) -> None:
+        if self.chat.writer is None:
+            self.chat.create(text)
+            self.app.call_from_thread(self._bar)
+        self._drive(self.chat.events("run", text))
+
+    def _drive(self, start: Callable[[], Iterator[ev.RunEvent]],
+               pending: ev.ApprovalRequested | None = None) -> None:
+        """Run events until the run ends, asking for approvals on the way (worker thread)."""
+        worker = get_current_worker()
+        events: Iterator[ev.RunEvent] | None = start()
+        while events is not None:
+            request, end = pending, None
+            pending = None
+            for event in events:
+                self.post_message(RunEventMessage(event))
+                if isinstance(event, ev.ApprovalRequested):
+                    request = event
+                elif isinstance(event, ev.RunEnded):
+                    end = event
+            events = None
+            if request is not None and (end is None or end.status == "awaiting_approval"):
+                decision = self._ask(request, worker)
+                if decision is None:
+                    return
+                events = self.chat.events("answer_approval", decision.request_id,
+                                          decision.decisions, reason=decision.reason,
+                                          remember=decision.remember)()
+
+    def _ask(self, request: ev.ApprovalRequested, worker: Any) -> ApprovalDecision | None:
+        diffs = self.chat.diffs(request)
+        answer: Future[ApprovalDecision | None] = Future()
+        self._answer = answer
+        self.app.call_from_thread(self._show_approval, request, diffs, answer)
+        while not worker.is_cancelled:
+            try:
+                return answer.result(timeout=0.25)
+            except FutureTimeout:
+                continue
+        return None
+
+    def _show_approval(self, request: ev.ApprovalRequested, diffs: dict[str, str],
+                       answer: Future[ApprovalDecision | None]) -> None:
+        self._set_state("awaiting approval")
+        self.app.push_screen(ApprovalScreen(request, diffs), answer.set_result)
+
+    def on_run_event_message(self, message: RunEventMessage) -> None:
+        event = message.event
+        self.live.apply(event)
+        if isinstance(event, (ev.RunStarted, ev.ApprovalDecided)):
+            self._set_state("running")
+        elif isinstance(event, ev.UsageUpdated):
+            self.status.set(used=event.input_tokens + event.output_tokens,
+                            estimated=event.estimated)
+        elif isinstance(event, ev.Compressed):
+            self.status.set(compressions=self.status.compressions + 1,
+                            used=event.tokens_after)
+        elif isinstance(event, ev.Notice) and event.level == "info":
+            self.notify(event.text, timeout=4)
+        elif isinstance(event, ev.RunEnded) and event.status != "awaiting_approval":
+            self._set_state("idle")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_worker_error(self, event)
+        if event.worker.group == "run" and event.state in (
+                WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.live.flush()
+            if self.state != "read-only":
+                self._set_state("idle")
+            if not self.history.has_newer:
+                self.history.load_newest()  # resync with the log (seqs, closed calls)
+        elif event.worker.group == "open" and event.state == WorkerState.ERROR:
+            self._set_state("read-only", note="could not open the session")
+
+    # -- keys -----------------------------------------------------------------
+    def action_stop(self) -> None:
+        if self.state in ("running", "starting") and self.chat.runner is not None:
+            self.chat.runner.stop()
+            self._set_state("stopping")
+        else:
+            self.query_one(PromptArea).focus()
+
+    def action_page(self, direction: int) -> None:
+        if direction < 0:
+            self.history.scroll_page_up(animate=False)
+        else:
+            self.history.scroll_page_down(animate=False)
+
+    def action_compact(self) -> None:
+        if self.state != "idle" or self.chat.runner is None:
+            self.notify("compaction needs an idle session with messages", severity="warning")
+            return
+        self._set_state("running", note="compacting…")
+        self._compact()
+
+    @work(thread=True, group="run", exit_on_error=False, name="compaction")
+    def _compact(self) -> None:
+        try:
+            self._drive(self.chat.events("compact"))
+        finally:
+            self.app.call_from_thread(self.status.set, note="")
+
+    def action_search(self) -> None:
+        def done(hit: SearchHit | None) -> None:
+            if hit is None:
+                return
+            if hit.session_id == self.chat.session_id:
+                self.history.load_around(hit.seq)
+                self.history.focus()
+            else:
+                self.post_message(OpenSession(hit.session_id, around=hit.seq))
+
+        scope: SearchScope = "session" if self.chat.session_id else "project"
+        self.app.push_screen(SearchScreen(self.service, self.clock, scope=scope,
+                                          session_id=self.chat.session_id), done)
+
+    def action_back(self) -> None:
+        self.post_message(BackToBrowser())
+
+    # -- leaving --------------------------------------------------------------
+    async def shutdown(self, grace: float = 15.0) -> None:
+        """Stop a run, wait for it, then close the session (session_end, lock)."""
+        if self.chat.runner is not None:
+            self.chat.runner.stop()
+        if self._answer is not None and not self._answer.done():
+            self._answer.set_result(None)  # the approval stays pending (asked on resume)
+        mine = [w for w in self.app.workers if w.node is self and w.group in ("run", "open")]
+        for worker in mine:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(worker.wait(), grace)
+        await asyncio.to_thread(self.chat.close)

@@ -1,0 +1,97 @@
+"""The help screen: every binding, by screen, and the offline model's trigger syntax."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+Section = tuple[str, list[BindingType]]
+
+
+def offline_help() -> str:
+    """The offline model's trigger syntax, from the runtime (empty if unavailable)."""
+    try:
+        from mttui.graph.models import OFFLINE_HELP
+    except ImportError:  # pragma: no cover - hook for a runtime without the offline model
+        return ""
+    return OFFLINE_HELP
+
+
+def _bindings(items: Iterable[BindingType]) -> list[Binding]:
+    out = []
+    for item in items:
+        if isinstance(item, Binding):
+            out.append(item)
+        else:
+            key, action, *rest = item
+            out.append(Binding(key, action, rest[0] if rest else ""))
+    return out
+
+
+class HelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; background: $background 60%; }
+    HelpScreen > Vertical {
+        width: 90%; max-width: 110; height: 90%; background: $panel;
+        border: round $primary; border-title-style: bold; padding: 0 1;
+    }
+    HelpScreen VerticalScroll { height: 1fr; }
+    """
+    BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help.close")]
+
+    def __init__(self, sections: list[Section], *, offline: str = "",
+                 keymap: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.sections = sections
+        self.offline = offline
+        self.keymap = keymap or {}
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "Keys and help"
+            with VerticalScroll():
+                yield Static(self._content(), id="help-body")
+        yield Footer()
+
+    def _keys(self, binding: Binding) -> str:
+        keys = self.keymap.get(binding.id or "", binding.key) if binding.id else binding.key
+        shown = []
+        for key in keys.split(","):
+            key = key.strip()
+            display = binding.key_display if key == binding.key and binding.key_display else None
+            shown.append(display or self.app.get_key_display(Binding(key, binding.action)))
+        return " / ".join(dict.fromkeys(shown))
+
+    def _content(self) -> RenderableType:
+        parts: list[RenderableType] = []
+        for title, items in self.sections:
+            table = Table(box=None, show_header=False, padding=(0, 2), expand=False)
+            table.add_column(style="bold cyan", no_wrap=True, min_width=16)
+            table.add_column()
+            table.add_column(style="dim", no_wrap=True)
+            for binding in _bindings(items):
+                if not binding.description:
+                    continue
+                table.add_row(self._keys(binding), binding.description, binding.id or "")
+            parts += [Text(title, style="bold underline"), table, Text("")]
+        parts.append(Text("Key names in the right column can be remapped in config.toml, "
+                          "e.g. [keys] stop = \"ctrl+c\".", style="dim"))
+        parts.append(Text(""))
+        parts.append(Text("Prompt", style="bold underline"))
+        parts.append(Text("enter sends · ctrl+j (or shift+enter where the terminal reports it) "
+                          "inserts a newline · ctrl+p opens the command palette"))
+        if self.offline:
+            parts += [Text(""), Text("Offline model", style="bold underline"),
+                      Text(self.offline)]
+        return Group(*parts)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

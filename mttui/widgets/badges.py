@@ -1,0 +1,48 @@
+"""Status badges of a session: ⏸ awaiting approval, ⚠ interrupted tool,
+⧗ N queued, ✗ corrupt lines."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from mttui.session.models import SessionStatus
+
+BADGE_HELP = [
+    ("⏸", "awaiting approval"),
+    ("⚠", "a tool was interrupted"),
+    ("⧗", "queued inputs"),
+    ("✗", "corrupt lines in the log"),
+]
+
+
+def badges(status: SessionStatus) -> Text:
+    out = Text(no_wrap=True)
+
+    def add(text: str, style: str) -> None:
+        if out:
+            out.append(" ")
+        out.append(text, style=style)
+
+    if status.awaiting_approval:
+        add("⏸", "bold yellow")
+    if status.interrupted_tools:
+        add(f"⚠{status.interrupted_tools if status.interrupted_tools > 1 else ''}", "bold red")
+    if status.queued:
+        add(f"⧗{status.queued}", "cyan")
+    if status.corrupt_lines:
+        add(f"✗{status.corrupt_lines}", "red")
+    return out
+
+
+def describe(status: SessionStatus) -> list[tuple[str, str]]:
+    """``(badge, words)`` for each active badge (the preview spells them out)."""
+    out = []
+    if status.awaiting_approval:
+        out.append(("⏸", "awaiting approval"))
+    if status.interrupted_tools:
+        out.append(("⚠", f"{status.interrupted_tools} interrupted tool call(s)"))
+    if status.queued:
+        out.append(("⧗", f"{status.queued} queued input(s)"))
+    if status.corrupt_lines:
+        out.append(("✗", f"{status.corrupt_lines} corrupt line(s) skipped"))
+    return out

@@ -1,0 +1,119 @@
+"""The session list of the browser: a DataTable fed one keyset page at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from rich.text import Text
+from textual import events
+from textual.coordinate import Coordinate
+from textual.message import Message
+from textual.widgets import DataTable
+
+from mttui.session.models import SessionInfo
+
+from .badges import badges
+from .text import one_line, relative_time
+
+Clock = Callable[[], datetime]
+
+# (key, label, width); the title column takes what is left.
+FIXED = [("updated", "Updated", 9), ("messages", "Msgs", 7), ("model", "Model", 12),
+         ("status", "Status", 9)]
+
+
+class SessionTable(DataTable[Text]):
+    """Newest first; asks for the next page (``NeedMore``) when the cursor nears the end."""
+
+    DEFAULT_CSS = """
+    SessionTable { height: 1fr; background: $surface; }
+    SessionTable > .datatable--header { background: $panel; color: $text-muted; }
+    """
+    PREFETCH = 15
+
+    class NeedMore(Message):
+        """The cursor or the scroll position came near the last loaded row."""
+
+    def __init__(self, clock: Clock, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
+        self.clock = clock
+        self.sessions: list[SessionInfo] = []
+        self.more = False
+        self._title_width = 0
+
+    # -- data -----------------------------------------------------------------
+    def set_sessions(self, sessions: list[SessionInfo], *, reset: bool, more: bool) -> None:
+        keep = self.current_id if reset else None
+        if reset:
+            self.sessions = []
+            self.clear()
+        self.sessions.extend(sessions)
+        self.more = more
+        now = self.clock()
+        seen = {str(k.value) for k in self.rows}
+        for info in sessions:
+            if info.id not in seen:
+                self.add_row(*self._cells(info, now), key=info.id)
+        if keep is not None and keep in self.rows:
+            self.move_cursor(row=self.get_row_index(keep), animate=False)
+
+    def _cells(self, info: SessionInfo, now: datetime) -> list[Text]:
+        title = one_line(info.title or info.last_message_preview or "(untitled)",
+                         max(self._title_width, 10))
+        return [
+            Text(title, style="" if info.title else "italic", no_wrap=True),
+            Text(relative_time(info.updated_at, now), no_wrap=True),
+            Text(f"{info.message_count:,}", justify="right", no_wrap=True),
+            Text(one_line(info.model or "—", 12), style="dim", no_wrap=True),
+            badges(info.status),
+        ]
+
+    @property
+    def current(self) -> SessionInfo | None:
+        if not self.sessions or self.cursor_row < 0 or self.cursor_row >= self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
+        return next((s for s in self.sessions if s.id == key), None)
+
+    @property
+    def current_id(self) -> str | None:
+        info = self.current
+        return info.id if info else None
+
+    # -- layout ---------------------------------------------------------------
+    def _layout_columns(self) -> None:
+        width = self.scrollable_content_region.width or self.size.width
+        fixed = sum(w + 2 for _, _, w in FIXED)
+        title = max(width - fixed - 2, 16)
+        if title == self._title_width and self.columns:
+            return
+        self._title_width = title
+        keep = self.current_id
+        self.clear(columns=True)
+        self.add_column("Title", width=title, key="title")
+        for key, label, w in FIXED:
+            self.add_column(Text(label, justify="right") if key == "messages" else label,
+                            width=w, key=key)
+        now = self.clock()
+        for info in self.sessions:
+            self.add_row(*self._cells(info, now), key=info.id)
+        if keep is not None and keep in self.rows:
+            self.move_cursor(row=self.get_row_index(keep), animate=False)
+
+    def on_mount(self) -> None:
+        self._layout_columns()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout_columns()
+
+    # -- paging ---------------------------------------------------------------
+    def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
+        super().watch_cursor_coordinate(old, new)
+        if self.more and new.row >= self.row_count - self.PREFETCH:
+            self.post_message(self.NeedMore())
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.more and new_value >= self.max_scroll_y - self.size.height:
+            self.post_message(self.NeedMore())

@@ -1,0 +1,67 @@
+"""The chat status bar: model, run state, tokens, compressions, approval mode."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from .text import tokens
+
+STATE_STYLE = {
+    "idle": ("● idle", "green"),
+    "starting": ("⟳ starting", "cyan"),
+    "running": ("⟳ running", "cyan"),
+    "stopping": ("⏹ stopping", "yellow"),
+    "awaiting approval": ("⏸ awaiting approval", "bold yellow"),
+    "read-only": ("⊘ read-only", "red"),
+    "opening": ("⟳ opening", "cyan"),
+}
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
+    """
+
+    def __init__(self, *, provider: str, model: str, approval: str, token_limit: int,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.provider = provider
+        self.model = model
+        self.approval = approval
+        self.token_limit = token_limit
+        self.state = "idle"
+        self.used = 0
+        self.estimated = False
+        self.compressions = 0
+        self.note = ""
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def set(self, **changes: object) -> None:
+        for key, value in changes.items():
+            setattr(self, key, value)
+        self.redraw()
+
+    def redraw(self) -> None:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if self.provider == "offline":
+            line.append(" offline model ", style="bold black on yellow")
+            line.append(" ")
+        else:
+            line.append(self.provider, style="dim")
+            line.append(" · ", style="dim")
+        line.append(self.model, style="bold")
+        label, style = STATE_STYLE.get(self.state, (self.state, ""))
+        line.append("   ")
+        line.append(label, style=style)
+        used = ("~" if self.estimated else "") + tokens(self.used)
+        line.append(f"   tokens {used} / {tokens(self.token_limit)}", style="")
+        line.append(f"   compressions {self.compressions}", style="dim" if not self.compressions
+                    else "")
+        line.append("   approval ", style="dim")
+        line.append(self.approval, style="bold red" if self.approval == "yolo" else "bold")
+        if self.note:
+            line.append("   " + self.note, style="dim")
+        self.update(line)

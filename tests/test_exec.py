@@ -28,6 +28,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
         MTTUI_CONFIG=str(home.parent / "none.toml"),
         MTTUI_MAX_RETRIES="0",
         MTTUI_TIMEOUT="10",
+        PYTHONFAULTHANDLER="1",  # a hang in a signal test dumps its stacks
     )
     env.update(extra)
     return env
@@ -142,6 +143,16 @@ def test_locked_session_exits_4(home: Path, project: Path) -> None:
     assert "Traceback" not in locked.stderr
 
 
+def _finish(proc: subprocess.Popen[str], timeout: float = 30) -> tuple[str, str]:
+    """``communicate`` that, on a hang, dumps every thread's stack (faulthandler) first."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        out, err = proc.communicate(timeout=30)
+        raise AssertionError(f"no exit after the signal\n{out[-2000:]}\n{err[-8000:]}") from None
+
+
 def _wait_for(proc: subprocess.Popen[str], event: str) -> list[dict[str, Any]]:
     seen: list[dict[str, Any]] = []
     assert proc.stdout is not None
@@ -167,7 +178,7 @@ def test_signal_during_a_tool(home: Path, project: Path, sig: int, code: int) ->
     log_now = _log(home, project, sid)
     assert log_now[-1]["type"] == "tool_dispatch"  # on disk before the event was printed
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=30)
+    out, err = _finish(proc)
     assert proc.returncode == code, err
     rest = _events(out)
     assert {
@@ -202,7 +213,7 @@ def test_signal_during_a_stream(
         time.sleep(0.05)
     time.sleep(0.5)  # let some chunks arrive
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=30)
+    out, err = _finish(proc)
     assert proc.returncode == code, err
     log = _log(home, project, sid)
     answer = [r["message"] for r in log if r["type"] == "transcript_message"][-1]

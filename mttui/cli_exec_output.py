@@ -135,12 +135,15 @@ class ExecOutput:
             if msg.get("id") not in self._streamed and msg.get("content"):
                 self._line(str(msg["content"]))
             self._end_text()
+        elif isinstance(ev, ToolDispatched):
+            self._calls[ev.call_id] = (ev.tool_name, ev.arguments)
         elif isinstance(ev, ToolFinished):
             name, args = self._calls.get(ev.call_id, (ev.tool_name, {}))
             self._line(f"• {call_label(name, args)} → {_MARK.get(ev.status, ev.status)}")
         elif isinstance(ev, ApprovalRequested):
             again = " (asked again)" if ev.asked_again else ""
             for call in ev.tool_calls:
+                self._calls[call["call_id"]] = (call["tool_name"], call["arguments"])
                 label = call_label(call["tool_name"], call["arguments"])
                 self._line(f"? approval needed{again}: {label} [{call['risk_level']}]", err=True)
         elif isinstance(ev, ApprovalDecided):

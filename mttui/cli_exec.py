@@ -127,7 +127,11 @@ def _open(
         from .session.service import SessionService as Service
 
         service = Service(service.layout.home, Path(info.project))
-    return service.open_session(info.path), service  # SessionLocked -> exit 4
+    writer = service.open_session(info.path)  # SessionLocked -> exit 4
+    if (info.provider, info.model) != (settings.provider, settings.model):
+        # this process talks to another model than the session did: say so in the log
+        writer.append("session_update", provider=settings.provider, model=settings.model)
+    return writer, service
 
 
 def _session(

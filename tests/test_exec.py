@@ -96,6 +96,11 @@ def test_offline_exec_needs_no_network_and_no_key(home: Path, project: Path) -> 
     assert log[-1]["type"] == "session_end" and log[-1]["stats"]["turns"] == 1
     human = _exec(home, project, "--continue", "plain text please")
     assert human.returncode == 0 and "## Offline answer" in human.stdout
+    assert not [r for r in _log(home, project, "last") if r["type"] == "session_update"]
+    switched = _exec(home, project, "--continue", "--model", "offline-2", "again")
+    assert switched.returncode == 0
+    updates = [r for r in _log(home, project, "last") if r["type"] == "session_update"]
+    assert [(u["provider"], u["model"]) for u in updates] == [("offline", "offline-2")]
     usage = _exec(home, project)
     assert usage.returncode == 2 and "PROMPT" in usage.stderr
     assert _exec(home, project, "--session", "ffffffffffff", "x").returncode == 5

@@ -54,7 +54,7 @@ class MttuiApp(App[None]):
                  runtime_factory: RuntimeFactory | None = None, *,
                  open_session: str | None = None, open_browser: bool = True,
                  around: int | None = None, all_projects: bool = False,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, warm_up: bool = True) -> None:
         super().__init__()
         self.service = service
         self.settings = settings
@@ -64,6 +64,7 @@ class MttuiApp(App[None]):
         self.around = around
         self.all_projects = all_projects
         self.clock: Clock = clock or utc_now
+        self.warm_up = warm_up
         keys = dict(getattr(settings, "keys", None) or {})
         if keys:
             self.set_keymap(keys)
@@ -77,8 +78,9 @@ class MttuiApp(App[None]):
             self._chat(None)
 
     def on_ready(self) -> None:
-        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False,
-                        name="loading the agent runtime")
+        if self.warm_up:
+            self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False,
+                            name="loading the agent runtime")
 
     def _warm_up(self) -> None:
         """Import LangGraph & co. in a thread (not on the UI thread) so the first send is quick."""

@@ -15,12 +15,13 @@ from textual.widgets import DataTable, Footer, Static
 
 from mttui.messages import OpenSession, PreviewLoaded, SessionsLoaded
 from mttui.session.errors import MttuiError
-from mttui.session.models import SessionInfo
+from mttui.session.models import SearchHit, SearchScope, SessionInfo
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import Clock, SessionTable
 from mttui.widgets.text import literal
 
 from .dialogs import ConfirmScreen, RenameScreen
+from .search import SearchScreen
 from .verdict import quick_verdict
 
 PAGE = 100
@@ -167,8 +168,13 @@ class BrowserScreen(Screen[None]):
     def action_new_session(self) -> None:
         self.post_message(OpenSession(None))
 
-    async def action_search(self) -> None:
-        await self.app.run_action("search_sessions")
+    def action_search(self) -> None:
+        def done(hit: SearchHit | None) -> None:
+            if hit is not None:
+                self.post_message(OpenSession(hit.session_id, around=hit.seq))
+
+        scope: SearchScope = "all" if self.all_projects else "project"
+        self.app.push_screen(SearchScreen(self.service, self.clock, scope=scope), done)
 
     def action_toggle_all(self) -> None:
         self.all_projects = not self.all_projects

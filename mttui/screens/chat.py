@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -324,3 +325,19 @@ class ChatScreen(Screen[None]):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(worker.wait(), grace)
         await asyncio.to_thread(self.chat.close)
+
+    def on_unmount(self) -> None:
+        """The app is exiting without :meth:`shutdown` (e.g. ``app.exit()``): stop the
+        run, give it a moment to record its end, then close the session."""
+        runner = self.chat.runner
+        if runner is None and self.chat.writer is None:
+            return
+        if runner is not None:
+            runner.stop()
+        if self._answer is not None and not self._answer.done():
+            self._answer.set_result(None)
+        deadline = time.monotonic() + 5
+        while runner is not None and runner.busy and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with contextlib.suppress(Exception):
+            self.chat.close()

@@ -121,6 +121,13 @@ class HistoryView(ScrollView, can_focus=True):
             self.items.remove(item)
             self._reflow(follow=follow)
 
+    def select(self, item: Item) -> None:
+        """Select ``item`` and scroll it into view."""
+        if item in self.items:
+            self.selected = item
+            self._reveal(item)
+            self.refresh()
+
     def find(self, predicate: Callable[[Item], bool]) -> Item | None:
         return next((it for it in reversed(self.items) if predicate(it)), None)
 
@@ -374,6 +381,11 @@ class HistoryView(ScrollView, can_focus=True):
             if step < 0 and self.items.index(self.selected) == 0:
                 self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.refresh()
+
+    def _reveal(self, item: Item) -> None:
+        top = self._offset_of(item)
+        region = Region(0, top, 1, max(min(item.body, self.scrollable_content_region.height), 1))
+        self.scroll_to_region(region, animate=False, immediate=True, force=True)
 
     def action_expand(self) -> None:
         item = self.selected

@@ -45,11 +45,11 @@ class SessionTable(DataTable[Text]):
     # -- data -----------------------------------------------------------------
     def set_sessions(self, sessions: list[SessionInfo], *, reset: bool, more: bool) -> None:
         keep = self.current_id if reset else None
+        self.more = False  # no paging requests while the rows change
         if reset:
             self.sessions = []
             self.clear()
         self.sessions.extend(sessions)
-        self.more = more
         now = self.clock()
         seen = {str(k.value) for k in self.rows}
         for info in sessions:
@@ -57,6 +57,7 @@ class SessionTable(DataTable[Text]):
                 self.add_row(*self._cells(info, now), key=info.id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
+        self.more = more
 
     def _cells(self, info: SessionInfo, now: datetime) -> list[Text]:
         title = one_line(info.title or info.last_message_preview or "(untitled)",
@@ -89,7 +90,8 @@ class SessionTable(DataTable[Text]):
         if title == self._title_width and self.columns:
             return
         self._title_width = title
-        keep = self.current_id
+        keep, more = self.current_id, self.more
+        self.more = False
         self.clear(columns=True)
         self.add_column("Title", width=title, key="title")
         for key, label, w in FIXED:
@@ -100,6 +102,7 @@ class SessionTable(DataTable[Text]):
             self.add_row(*self._cells(info, now), key=info.id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
+        self.more = more
 
     def on_mount(self) -> None:
         self._layout_columns()
@@ -115,5 +118,5 @@ class SessionTable(DataTable[Text]):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self.more and new_value >= self.max_scroll_y - self.size.height:
+        if self.more and 0 < self.max_scroll_y <= new_value + self.size.height:
             self.post_message(self.NeedMore())

@@ -1,0 +1,136 @@
+"""The session browser: paged list, preview, open, rename, delete, all projects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_tui_support import (  # noqa: F401 - fixtures
+    SIZE,
+    chat_records,
+    frozen,
+    make_app,
+    msg,
+    screen_text,
+    service,
+    settle,
+    write_session,
+)
+
+from mttui.screens.browser import BrowserScreen
+from mttui.screens.chat import ChatScreen
+from mttui.screens.dialogs import ConfirmScreen, RenameScreen
+from mttui.session.service import SessionService
+from mttui.widgets.preview import PreviewPane
+from mttui.widgets.session_table import SessionTable
+
+
+def three(service: SessionService) -> list[str]:
+    return [write_session(service, f"Session {i}", [msg("user", f"hello {i}", 1)])
+            for i in range(3)]
+
+
+async def test_lists_newest_first_and_previews(service: SessionService, frozen) -> None:
+    ids = three(service)
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        assert [s.id for s in table.sessions] == ids[::-1]
+        assert app.screen.query_one(PreviewPane).session_id == ids[2]
+        text = screen_text(app)
+        assert "Session 2" in text and "hello 2" in text and "Resume" in text
+        await pilot.press("down")
+        await settle(pilot)
+        assert app.screen.query_one(PreviewPane).session_id == ids[1]
+        assert "hello 1" in screen_text(app)
+
+
+async def test_enter_opens_the_session(service: SessionService, frozen) -> None:
+    sid = write_session(service, "Long one", chat_records(120))
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
+        assert app.screen.chat.session_id == sid
+        view = app.screen.history
+        assert view.newest_seq == 120 and view.oldest_seq == 71
+        assert "Answer 120: all good." in screen_text(app)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen)
+
+
+async def test_session_list_pages_as_the_cursor_moves(service: SessionService, frozen) -> None:
+    for i in range(130):
+        write_session(service, f"s{i:03d}", [])
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        assert len(table.sessions) == 100 and table.more
+        table.move_cursor(row=80)
+        await pilot.press("down", "down", "down", "down", "down")
+        await settle(pilot)
+        assert len(table.sessions) == 130 and not table.more
+        titles = [s.title for s in table.sessions]
+        assert titles == [f"s{i:03d}" for i in range(129, -1, -1)]
+
+
+async def test_rename(service: SessionService, frozen) -> None:
+    ids = three(service)
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        assert isinstance(app.screen, RenameScreen)
+        await pilot.press("ctrl+u", *"Renamed [b]!", "enter")
+        await settle(pilot)
+        assert service.get(ids[2]).title == "Renamed [b]!"
+        assert "Renamed [b]!" in screen_text(app)
+
+
+async def test_delete_asks_first(service: SessionService, frozen) -> None:
+    ids = three(service)
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert len(service.list_sessions().sessions) == 3
+        await pilot.press("d")
+        await pilot.press("y")
+        await settle(pilot)
+        left = [s.id for s in service.list_sessions().sessions]
+        assert left == [ids[1], ids[0]]
+        assert [s.id for s in app.screen.query_one(SessionTable).sessions] == left
+
+
+async def test_all_projects_toggle(service: SessionService, home: Path, tmp_path: Path,
+                                   frozen) -> None:
+    three(service)
+    other = tmp_path / "other"
+    other.mkdir()
+    write_session(SessionService(home, other), "Elsewhere", [])
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        assert "Elsewhere" not in [s.title for s in table.sessions]
+        await pilot.press("a")
+        await settle(pilot)
+        assert [s.title for s in table.sessions][0] == "Elsewhere"
+        assert "all projects" in screen_text(app)
+
+
+async def test_new_session_from_the_browser(service: SessionService) -> None:
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "No sessions" in screen_text(app)
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen) and app.screen.chat.session_id is None

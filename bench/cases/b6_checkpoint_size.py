@@ -99,7 +99,8 @@ def _ours(root: Path, turns: int) -> tuple[int, list[float], bool]:
     project = root / "project"
     project.mkdir(parents=True)
     service = SessionService(root / "home", project)
-    settings = Settings(provider="offline", model="bench")
+    # no compression: the point is the growth of one uncompressed thread
+    settings = Settings(provider="offline", model="bench", auto_compress=False)
     writer = service.create_session(provider="offline", model="bench")
 
     def runner_on(w: Any) -> Runner:

@@ -133,6 +133,8 @@ class MttuiApp(App[None]):
     def help_sections(self) -> list[tuple[str, list[Any]]]:
         from mttui.screens.approval import ApprovalScreen
         from mttui.screens.chat import ChatScreen
+        from mttui.screens.dialogs import ConfirmScreen, RenameScreen
+        from mttui.screens.help import HelpScreen
         from mttui.screens.search import SearchScreen
         from mttui.widgets.history import HistoryView
         from mttui.widgets.prompt import PromptArea
@@ -144,6 +146,8 @@ class MttuiApp(App[None]):
             ("Chat history (when focused: tab)", list(HistoryView.BINDINGS)),
             ("Search panel", list(SearchScreen.BINDINGS)),
             ("Approval", list(ApprovalScreen.BINDINGS)),
+            ("Dialogs", list(RenameScreen.BINDINGS) + list(ConfirmScreen.BINDINGS)),
+            ("Help", list(HelpScreen.BINDINGS)),
         ]
 
     def action_help(self) -> None:

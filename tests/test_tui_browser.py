@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_tui_support import (  # noqa: F401 - fixtures
+from test_tui_support import (  # noqa: F401 - fixtures by name
     SIZE,
     chat_records,
-    frozen,
+    frozen_fixture,
     make_app,
     msg,
     screen_text,
-    service,
+    service_fixture,
     settle,
     write_session,
 )

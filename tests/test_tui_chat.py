@@ -3,14 +3,14 @@ display of markup and escapes, tool blocks, compressions, resume warnings, searc
 
 from __future__ import annotations
 
-from test_tui_support import (  # noqa: F401 - fixtures
+from test_tui_support import (  # noqa: F401 - fixtures by name
     SIZE,
     chat_records,
-    frozen,
+    frozen_fixture,
     make_app,
     msg,
     screen_text,
-    service,
+    service_fixture,
     settle,
     write_session,
 )

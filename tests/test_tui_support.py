@@ -1,5 +1,7 @@
 """Helpers for the TUI tests: fixed ids and times, sample sessions, an app to drive.
 
+Fixtures ``service`` and ``frozen``: import ``service_fixture``/``frozen_fixture``.
+
 (No tests here; imported by the ``test_tui_*`` modules and ``test_snapshots``.)
 """
 
@@ -38,8 +40,8 @@ class FrozenClock:
         self.now += delta
 
 
-@pytest.fixture
-def frozen(monkeypatch: pytest.MonkeyPatch) -> FrozenClock:
+@pytest.fixture(name="frozen")
+def frozen_fixture(monkeypatch: pytest.MonkeyPatch) -> FrozenClock:
     """Deterministic record timestamps and session ids (``5e55000000NN``)."""
     clock = FrozenClock()
     counter = itertools.count(1)
@@ -51,8 +53,8 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> FrozenClock:
     return clock
 
 
-@pytest.fixture
-def service(home: Path, project: Path) -> SessionService:
+@pytest.fixture(name="service")
+def service_fixture(home: Path, project: Path) -> SessionService:
     return SessionService(home, project)
 
 

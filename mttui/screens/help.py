@@ -73,17 +73,17 @@ class HelpScreen(ModalScreen[None]):
     def _content(self) -> RenderableType:
         parts: list[RenderableType] = []
         for title, items in self.sections:
-            table = Table(box=None, show_header=False, padding=(0, 2), expand=False)
-            table.add_column(style="bold cyan", no_wrap=True, min_width=16)
-            table.add_column()
+            table = Table(box=None, show_header=False, padding=(0, 1), expand=False)
+            table.add_column(style="bold cyan", no_wrap=True, width=16)
+            table.add_column(width=28)
             table.add_column(style="dim", no_wrap=True)
             for binding in _bindings(items):
                 if not binding.description:
                     continue
                 table.add_row(self._keys(binding), binding.description, binding.id or "")
             parts += [Text(title, style="bold underline"), table, Text("")]
-        parts.append(Text("Key names in the right column can be remapped in config.toml, "
-                          "e.g. [keys] stop = \"ctrl+c\".", style="dim"))
+        parts.append(Text("The names on the right are binding ids: remap keys in config.toml, "
+                          "e.g. [keys] stop = \"ctrl+c\" (quote ids with a dot).", style="dim"))
         parts.append(Text(""))
         parts.append(Text("Prompt", style="bold underline"))
         parts.append(Text("enter sends · ctrl+j (or shift+enter where the terminal reports it) "

@@ -52,7 +52,7 @@ class HistoryView(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "select(-1)", "Previous item", show=False, id="history.previous"),
         Binding("down", "select(1)", "Next item", show=False, id="history.next"),
-        Binding("enter,space", "expand", "Expand", id="history.toggle"),
+        Binding("enter,space", "expand", "Expand", id="history.expand"),
         Binding("home", "oldest", "Oldest", show=False, id="history.oldest"),
         Binding("end", "newest", "Newest", show=False, id="history.newest"),
     ]
@@ -104,7 +104,6 @@ class HistoryView(ScrollView, can_focus=True):
         follow = self.at_bottom
         self._render_item(item)
         self.items.append(item)
-        self.newest_seq = max(self.newest_seq, item.last_seq)
         self._reflow(follow=follow)
 
     def update_item(self, item: Item) -> None:
@@ -184,6 +183,9 @@ class HistoryView(ScrollView, can_focus=True):
                 if item.key in expanded:
                     item.expanded = True
                     item.invalidate()
+            if not page.has_newer and rows:  # live notices are not in the log: keep them
+                items = keep_notices(items, [it for it in self.items if it.kind == "notice"
+                                             and it.seq >= rows[0].seq])
             self.items = items
             self.oldest_seq = rows[0].seq if rows else 0
             self.newest_seq = rows[-1].seq if rows else 0
@@ -428,6 +430,17 @@ class HistoryView(ScrollView, can_focus=True):
 
     def on_blur(self) -> None:
         self.refresh()
+
+
+def keep_notices(items: list[Item], notices: list[Item]) -> list[Item]:
+    """``items`` with ``notices`` put back after the last item of their seq."""
+    out = list(items)
+    for notice in notices:
+        at = len(out)
+        while at > 0 and out[at - 1].seq > notice.seq:
+            at -= 1
+        out.insert(at, notice)
+    return out
 
 
 def _seg(text: str, style: Style) -> Segment:

@@ -1,0 +1,180 @@
+"""Runs from the chat screen with the offline model: send, stream, approve, deny, stop,
+approval asked again after resume, session end on quit."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from test_tui_support import (  # noqa: F401 - fixtures by name
+    SIZE,
+    make_app,
+    screen_text,
+    service_fixture,
+    settings,
+    settle,
+)
+from textual.app import App, ComposeResult
+
+from mttui.graph import events as ev
+from mttui.screens.approval import ApprovalScreen
+from mttui.screens.chat import ChatScreen
+from mttui.session.models import HistoryPage
+from mttui.session.service import SessionService
+from mttui.widgets.history import HistoryView
+from mttui.widgets.live import LiveTranscript
+from mttui.widgets.prompt import PromptArea
+
+
+async def wait_for(pilot, condition, limit: float = 20.0) -> None:
+    """Poll (no timing assertion: the timeout only bounds a hang)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit
+    while not condition():
+        assert loop.time() < end, "condition not reached"
+        await pilot.pause(0.05)
+
+
+async def send(pilot, text: str) -> None:
+    prompt = pilot.app.screen.query_one(PromptArea)
+    prompt.focus()
+    prompt.text = text
+    await pilot.press("enter")
+
+
+def kinds(service: SessionService, sid: str) -> list[str]:
+    return [r["type"] for r in service.records(sid)[0]]
+
+
+async def test_send_creates_the_session_and_shows_the_answer(service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        assert isinstance(chat, ChatScreen)
+        await send(pilot, "hello there\nsecond line")
+        await wait_for(pilot, lambda: chat.state == "idle" and chat.chat.writer is not None)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "hello there" in text and "Offline answer" in text
+        assert chat.query_one(PromptArea).text == ""
+        sid = chat.chat.session_id
+        assert sid is not None and service.get(sid).title == "hello there"
+        assert "tokens" in text and "offline model" in text
+    assert kinds(service, sid)[-1] == "session_end"
+
+
+async def test_newline_key_does_not_send(service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        prompt = app.screen.query_one(PromptArea)
+        prompt.focus()
+        await pilot.press("a", "ctrl+j", "b")
+        assert prompt.text == "a\nb" and app.screen.chat.writer is None
+
+
+async def test_tool_call_approved_in_the_modal(service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        await send(pilot, "!echo approved-and-ran")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        assert "echo approved-and-ran" in screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: chat.state == "idle" and app.screen is chat)
+        await settle(pilot)
+        view = chat.query_one(HistoryView)
+        tool = view.find(lambda it: it.kind == "tool")
+        assert tool is not None and tool.status == "success"
+        assert "approved-and-ran" in (tool.output or "")
+
+
+async def test_tool_call_denied_with_a_reason(service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        await send(pilot, "!touch should-not-exist")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.press("n", *"too risky", "enter")
+        await wait_for(pilot, lambda: chat.state == "idle" and app.screen is chat)
+        await settle(pilot)
+        tool = chat.query_one(HistoryView).find(lambda it: it.kind == "tool")
+        assert tool is not None and tool.status == "denied"
+        sid = chat.chat.session_id
+    decision = [r for r in service.records(sid)[0] if r["type"] == "approval_decision"][0]
+    assert decision["reason"] == "too risky"
+    assert not (service.project / "should-not-exist").exists()
+
+
+async def test_escape_stops_a_streaming_answer(service: SessionService,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MTTUI_OFFLINE_DELAY", "0.05")
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        await send(pilot, "tell me everything " * 30)
+        view = chat.query_one(HistoryView)
+        await wait_for(pilot, lambda: view.find(lambda it: it.streaming) is not None)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: chat.state == "idle")
+        await settle(pilot)
+        assert "stopped" in screen_text(app)
+        sid = chat.chat.session_id
+    ends = [r for r in service.records(sid)[0] if r["type"] == "run_end"]
+    assert ends[-1]["status"] == "stopped"
+
+
+async def test_pending_approval_is_asked_again_after_resume(service: SessionService) -> None:
+    from mttui.graph.runner import Runner
+
+    writer = service.create_session(provider="offline", model="offline", title="Waiting")
+    runner = Runner.for_service(service, writer, settings())
+    events = list(runner.run("!echo resumed-run"))
+    assert isinstance(events[-1], ev.RunEnded) and events[-1].status == "awaiting_approval"
+    runner.close()
+    writer.close()
+    app = make_app(service, open_session=writer.session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        modal = app.screen
+        assert modal.request.asked_again
+        assert "asked again after resume" in screen_text(app).lower()
+        await pilot.press("y")
+        chat = app.screen_stack[-1]
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen)
+                       and app.screen.state == "idle")
+        await settle(pilot)
+        tool = app.screen.query_one(HistoryView).find(lambda it: it.kind == "tool")
+        assert tool is not None and tool.status == "success" and chat is app.screen
+
+
+class LiveHost(App[None]):
+    def compose(self) -> ComposeResult:
+        yield HistoryView(lambda **_: HistoryPage("s", [], False, None))
+
+
+async def test_streamed_text_grows_one_item_then_becomes_the_message() -> None:
+    app = LiveHost()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(HistoryView)
+        view.load_newest()
+        await settle(pilot)
+        live = LiveTranscript(view)
+        live.apply(ev.MessageAdded({"id": "u1", "role": "user", "content": "hi"}))
+        for part in ("Hel", "lo **wor", "ld**"):
+            live.apply(ev.TextDelta("a1", part))
+        await pilot.pause(0.1)
+        stream = view.find(lambda it: it.streaming)
+        assert stream is not None and stream.text == "Hello **world**"
+        assert "⟳ streaming" in "\n".join(s.text for s in app.screen._compositor.render_strips())
+        live.apply(ev.MessageAdded({"id": "a1", "role": "assistant", "content": "Hello **world**",
+                                    "status": "sent"}))
+        await pilot.pause()
+        assert [(it.kind, it.seq, it.streaming) for it in view.items] == [
+            ("user", 1, False), ("assistant", 2, False)]
+        text = "\n".join(s.text for s in app.screen._compositor.render_strips())
+        assert "Hello world" in text and "streaming" not in text

@@ -1,0 +1,59 @@
+"""``mttui`` (the app) and ``mttui demo``: build the services, then hand them to the App."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .session.service import SessionService
+
+
+def _settings(args: argparse.Namespace, **forced: str) -> object:
+    from .config import load_settings
+
+    flags = {k: getattr(args, k, None) for k in ("provider", "model", "base_url", "approval")}
+    flags.update(forced)
+    return load_settings(flags)
+
+
+def run_tui(args: argparse.Namespace, service: SessionService) -> int:
+    """Open the session browser, or a session with ``--continue`` / ``--resume S``."""
+    settings = _settings(args)
+    open_session: str | None = None
+    service.catch_up()
+    if args.continue_ or args.resume:
+        ref = "last" if args.continue_ else args.resume
+        open_session = service.resolve(ref).id
+    return _run_app(service, settings, open_session=open_session)
+
+
+def demo_home() -> Path:
+    """The demo's own data home, beside (never inside the history of) the real one."""
+    from .session.paths import data_home
+
+    return data_home() / "demo"
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """Fill the demo home with sample sessions and open the app on it, offline."""
+    from .demo import build_demo
+
+    home = demo_home()
+    project = home / "project"
+    print(f"mttui demo: sample sessions in {home}", file=sys.stderr)
+    build_demo(home, project)
+    service = SessionService(home, project)
+    return _run_app(service, _settings(args, provider="offline", model="offline"))
+
+
+def _run_app(service: SessionService, settings: object, *, open_session: str | None = None) -> int:
+    from .app import MttuiApp
+
+    if not sys.stdout.isatty():
+        print("mttui: the app needs a terminal (try `mttui sessions` or `mttui exec`)",
+              file=sys.stderr)
+        return 1
+    app = MttuiApp(service, settings, open_session=open_session)
+    app.run()
+    return int(app.return_code or 0)

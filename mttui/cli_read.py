@@ -166,14 +166,24 @@ def cmd_doctor(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def cmd_resume_check(args: argparse.Namespace, service: SessionService) -> int:
-    from .session.resume_check import check_session
+    """Read-only (nothing is written, not even the index). The checkpoint is consulted
+    (and LangGraph imported) only when one of the session's thread exists."""
+    from .session.resume_check import check_log, mark_locked
 
-    service.catch_up()
-    plan = check_session(service, args.session)
+    plan, facts = check_log(service.layout, service.project_hash, args.session, lock=False)
+    if facts is not None and plan.mode == "execution":
+        from .graph.resume_plan import refine_from_checkpoint
+
+        plan = refine_from_checkpoint(plan, facts, service.layout)
+    if facts is not None:
+        mark_locked(plan, facts.path)
     if args.json:
         emit_json(plan.as_json())
-        return 0
-    print(plan.describe())
+    if facts is None and plan.refusal is not None:  # session_not_found
+        print(f"mttui: {plan.refusal['message']}", file=sys.stderr)
+        return 5
+    if not args.json:
+        print(plan.describe())
     return 0
 
 

@@ -1,12 +1,14 @@
 """The read-only resume plan as far as the log and the raw checkpoint file tell it.
 
-The graph layer refines it with the checkpoint's state (``get_state``); this part
-needs neither LangGraph nor Textual, so the session browser can show a verdict
-for every session cheaply.
+The graph layer (``mttui.graph.resume_plan``) refines it with the checkpoint's
+state (``get_state``); this part needs neither LangGraph nor Textual, so the
+session browser and ``doctor`` can show a verdict for every session cheaply.
+Nothing here writes: not the log, not the index, not the checkpoint database.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +16,22 @@ from typing import Any
 
 from .errors import SessionNotFound
 from .lock import holder_pid
+from .paths import Layout
 from .reader import ReadStats
-from .transcript import Transcript, fold
+from .resume_facts import LogFacts, facts_from_transcript, load_facts
+from .transcript import Transcript, in_model_view
+
+# The order warnings are listed in (resume.md "Codes").
+WARNING_ORDER = (
+    "corrupt_lines_skipped",
+    "history_length_mismatch",
+    "transcript_incomplete",
+    "tool_interrupted",
+    "dangling_tool_call_closed",
+    "approval_pending",
+    "queue_held",
+    "execution_not_restored",
+)
 
 
 @dataclass
@@ -36,7 +52,15 @@ class ResumeWarning:
 
 @dataclass
 class ResumePlan:
-    """What resuming a session would do (resume.md); nothing is written to make it."""
+    """What resuming a session would do (resume.md); nothing is written to make it.
+
+    ``checked`` says what was consulted: ``log`` (the log-only plan) or
+    ``checkpoint`` (refined with the checkpoint's state). Tool calls the apply step
+    will close: ``interrupted_tool_calls`` (dispatched, may have run: closed as
+    interrupted), ``dangling_tool_calls`` (never started: closed as cancelled) and
+    ``recovered_tool_calls`` (finished, but the checkpoint lacks the result: closed
+    with the logged result).
+    """
 
     session_id: str
     thread_id: str | None
@@ -46,9 +70,12 @@ class ResumePlan:
     pending_approval: dict[str, Any] | None = None
     interrupted_tool_calls: list[str] = field(default_factory=list)
     dangling_tool_calls: list[str] = field(default_factory=list)
+    recovered_tool_calls: list[str] = field(default_factory=list)
     messages_in_view: int = 0
     compression_used: bool = False
     locked_by: int | None = None
+    unlocked_mode: str | None = None  # the mode once the other writer is gone
+    checked: str = "log"
 
     def warn(self, code: str, message: str, *, count: int | None = None,
              ids: list[str] | None = None) -> None:
@@ -56,6 +83,12 @@ class ResumePlan:
 
     def codes(self) -> list[str]:
         return [w.code for w in self.warnings]
+
+    def finish(self) -> ResumePlan:
+        """Put the warnings in their documented order."""
+        rank = {c: i for i, c in enumerate(WARNING_ORDER)}
+        self.warnings.sort(key=lambda w: rank.get(w.code, len(rank)))
+        return self
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -68,7 +101,11 @@ class ResumePlan:
             "interrupted_tool_calls": self.interrupted_tool_calls,
             "messages_in_view": self.messages_in_view,
             "compression_used": self.compression_used,
+            "dangling_tool_calls": self.dangling_tool_calls,
+            "recovered_tool_calls": self.recovered_tool_calls,
             "locked_by": self.locked_by,
+            "unlocked_mode": self.unlocked_mode,
+            "checked": self.checked,
         }
 
     def describe(self) -> str:
@@ -80,90 +117,185 @@ class ResumePlan:
             lines.append(f"  warning {w.code}: {w.message}")
         if self.pending_approval:
             lines.append(f"  approval {self.pending_approval['request_id']} will be asked again")
-        lines.append(f"  messages in the model's view: {self.messages_in_view}"
-                     + (" (from the last compression)" if self.compression_used else ""))
+        if self.mode != "refused" or self.unlocked_mode:
+            lines.append(f"  messages in the model's view: {self.messages_in_view}"
+                         + (" (from the last compression)" if self.compression_used else ""))
         if self.locked_by:
-            lines.append(f"  open for writing in process {self.locked_by}")
+            lines.append(f"  open for writing in process {self.locked_by}"
+                         + (f"; once it is closed: {self.unlocked_mode} resume"
+                            if self.unlocked_mode else ""))
         return "\n".join(lines)
+
+
+def refused_plan(session_id: str, code: str, message: str) -> ResumePlan:
+    return ResumePlan(session_id, None, "refused", {"code": code, "message": message})
+
+
+def _connect_ro(db_path: Path) -> sqlite3.Connection | None:
+    if not db_path.exists():
+        return None  # and it stays missing: nothing is created
+    try:
+        return sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return None
 
 
 def checkpoint_has_thread(db_path: Path, thread_id: str) -> bool:
     """Whether the checkpoint database holds a checkpoint of ``thread_id`` (read-only)."""
-    if not db_path.exists():
+    conn = _connect_ro(db_path)
+    if conn is None:
         return False
     try:
-        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
-        try:
-            row = conn.execute(
-                "SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", (thread_id,)
-            ).fetchone()
-        finally:
-            conn.close()
+        row = conn.execute(
+            "SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", (thread_id,)
+        ).fetchone()
     except sqlite3.Error:
         return False
+    finally:
+        conn.close()
     return row is not None
+
+
+def checkpoint_threads(db_path: Path) -> set[str]:
+    """Every thread id with a checkpoint in the database (read-only; empty if none)."""
+    conn = _connect_ro(db_path)
+    if conn is None:
+        return set()
+    try:
+        return {r[0] for r in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")}
+    except sqlite3.Error:
+        return set()
+    finally:
+        conn.close()
+
+
+def open_calls(messages: list[dict[str, Any]]) -> list[str]:
+    """Call ids of assistant tool calls in ``messages`` without a tool message there."""
+    answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+    return [c.get("id") for m in messages for c in m.get("tool_calls") or []
+            if c.get("id") and c.get("id") not in answered]
+
+
+def warn_tools(plan: ResumePlan) -> None:
+    """The tool-call warnings of a plan whose tool-call lists are filled in."""
+    n, ids = len(plan.interrupted_tool_calls), plan.interrupted_tool_calls
+    if n:
+        plan.warn("tool_interrupted", f"{n} tool call(s) were running when the process "
+                  "stopped; they are closed as interrupted and not run again", count=n, ids=ids)
+    closed = plan.dangling_tool_calls + plan.recovered_tool_calls
+    if closed:
+        parts = []
+        if plan.dangling_tool_calls:
+            parts.append(f"{len(plan.dangling_tool_calls)} never started (closed as cancelled; "
+                         "it may run if the model asks again)")
+        if plan.recovered_tool_calls:
+            parts.append(f"{len(plan.recovered_tool_calls)} finished (closed with the result "
+                         "from the log, not run again)")
+        plan.warn("dangling_tool_call_closed", f"{len(closed)} tool call(s) had no result: "
+                  + "; ".join(parts), count=len(closed), ids=closed)
+
+
+def warn_log(plan: ResumePlan, facts: LogFacts) -> None:
+    """Warnings that come from the log alone: corrupt lines and held queue items."""
+    if facts.corrupt_lines:
+        plan.warn("corrupt_lines_skipped", f"{facts.corrupt_lines} line(s) of the log could "
+                  "not be read and were skipped", count=facts.corrupt_lines)
+    if facts.queued:
+        plan.warn("queue_held", f"{len(facts.queued)} queued input(s) are held until the "
+                  "queue is resumed", count=len(facts.queued), ids=list(facts.queued))
+
+
+def to_transcript_mode(plan: ResumePlan, facts: LogFacts, refusal: dict[str, str]) -> None:
+    """Execution is refused: only the conversation is rebuilt (every open call closed)."""
+    plan.mode, plan.refusal, plan.pending_approval = "transcript", refusal, None
+    view = [m for m in facts.view if in_model_view(m)]
+    plan.compression_used = facts.compression is not None
+    plan.messages_in_view = len(view) + (1 if plan.compression_used else 0)
+    plan.recovered_tool_calls = []
+    plan.interrupted_tool_calls = list(facts.interrupted)
+    plan.dangling_tool_calls = [c for c in open_calls(view) if c not in facts.interrupted]
+    plan.warnings = [w for w in plan.warnings if w.code in ("corrupt_lines_skipped", "queue_held")]
+    warn_tools(plan)
+    plan.warn("execution_not_restored", f"only the conversation is restored "
+              f"({refusal['code']}: {refusal['message']}); open tool calls are closed, not run")
+
+
+def plan_from_facts(facts: LogFacts, *, checkpoint_found: bool) -> ResumePlan:
+    """The plan from the log alone, given whether a checkpoint of its thread exists."""
+    plan = ResumePlan(session_id=facts.session_id, thread_id=facts.thread_id, mode="execution")
+    if not facts.has_start or not facts.message_count:
+        what = "no readable session_start" if not facts.has_start else "no message at all"
+        return refused_plan(facts.session_id, "session_empty", f"the session has {what}")
+    warn_log(plan, facts)
+    if not facts.thread_id:
+        to_transcript_mode(plan, facts, {"code": "missing_thread_id",
+                                         "message": "the session log names no thread id"})
+        return plan.finish()
+    if not checkpoint_found:
+        to_transcript_mode(plan, facts, {"code": "checkpoint_not_found",
+                                         "message": f"no checkpoint for thread {facts.thread_id}"})
+        return plan.finish()
+    view = [m for m in facts.view if in_model_view(m)]
+    plan.compression_used = facts.compression is not None
+    plan.messages_in_view = len(view) + (1 if plan.compression_used else 0)
+    awaiting = {c.get("call_id") for r in facts.open_requests for c in r.get("tool_calls") or []}
+    plan.interrupted_tool_calls = list(facts.interrupted)
+    plan.dangling_tool_calls = [c for c in open_calls(view)
+                                if c not in facts.interrupted and c not in awaiting]
+    warn_tools(plan)
+    if facts.open_requests:
+        req = facts.open_requests[-1]
+        plan.pending_approval = {"request_id": req.get("request_id"),
+                                 "tool_calls": req.get("tool_calls") or []}
+        plan.warn("approval_pending", "an approval will be asked again",
+                  ids=[str(req.get("request_id"))])
+    return plan.finish()
 
 
 def plan_from_log(session_id: str, t: Transcript, stats: ReadStats, *,
                   checkpoint_found: bool) -> ResumePlan:
-    """The plan from the log alone, given whether a checkpoint exists."""
-    plan = ResumePlan(session_id=session_id, thread_id=t.thread_id, mode="execution")
-    if not t.has_start or not t.messages:
-        plan.mode = "refused"
-        what = "no readable session_start" if not t.has_start else "no message at all"
-        plan.refusal = {"code": "session_empty", "message": f"the session has {what}"}
-        return plan
-    if stats.corrupt_lines:
-        plan.warn("corrupt_lines_skipped",
-                  f"{stats.corrupt_lines} line(s) of the log could not be read and were skipped",
-                  count=stats.corrupt_lines)
-    if not t.thread_id:
-        plan.refusal = {"code": "missing_thread_id",
-                        "message": "the session log names no thread id"}
-    elif not checkpoint_found:
-        plan.refusal = {"code": "checkpoint_not_found",
-                        "message": f"no checkpoint for thread {t.thread_id}"}
-    summary, view = t.model_view()
-    plan.compression_used = summary is not None
-    plan.messages_in_view = len(view) + (1 if summary is not None else 0)
-    interrupted = t.interrupted_calls()
-    plan.interrupted_tool_calls = interrupted
-    if interrupted:
-        plan.warn("tool_interrupted",
-                  f"{len(interrupted)} tool call(s) were running when the process stopped; "
-                  "they will not be run again", count=len(interrupted), ids=interrupted)
-    pending_ids = {c.get("call_id") for r in t.open_requests.values()
-                   for c in r.get("tool_calls") or []}
-    dangling = [cid for cid, _ in t.open_tool_calls()
-                if cid not in pending_ids and cid not in interrupted]
-    plan.dangling_tool_calls = dangling
-    if dangling:
-        plan.warn("dangling_tool_call_closed",
-                  f"{len(dangling)} tool call(s) had no result and will be closed",
-                  count=len(dangling), ids=dangling)
-    if plan.refusal is not None:
-        plan.mode = "transcript"
-        plan.warn("execution_not_restored",
-                  f"only the conversation is restored ({plan.refusal['code']}); "
-                  "open tool calls are closed as cancelled")
-        return plan
-    if t.open_requests:
-        rid, req = next(reversed(t.open_requests.items()))
-        plan.pending_approval = {"request_id": rid, "tool_calls": req.get("tool_calls") or []}
-        plan.warn("approval_pending", "an approval will be asked again", ids=[rid])
-    return plan
+    """The log-only plan of a folded transcript (see :func:`plan_from_facts`)."""
+    facts = facts_from_transcript(t, stats, session_id=session_id, path=Path(),
+                                  project_hash="")
+    return plan_from_facts(facts, checkpoint_found=checkpoint_found)
+
+
+def mark_locked(plan: ResumePlan, path: Path) -> None:
+    """Another live process writes the session: resuming is refused, the check answers."""
+    pid = holder_pid(path)
+    if pid is None or pid == os.getpid():
+        return
+    plan.locked_by = pid
+    if plan.mode == "refused":
+        return
+    plan.unlocked_mode = plan.mode
+    plan.mode = "refused"
+    holder = f"process {pid}" if pid > 0 else "another process"
+    plan.refusal = {"code": "session_locked",
+                    "message": f"the session is open for writing in {holder}"}
+
+
+def check_log(
+    layout: Layout, project_hash: str, ref: str, *, lock: bool = True
+) -> tuple[ResumePlan, LogFacts | None]:
+    """Resolve ``ref`` and plan from the log (read-only); a reference that matches no
+    session gives a ``refused`` plan with ``session_not_found`` and no facts.
+    ``lock``: also refuse (``session_locked``) when another process writes it."""
+    try:
+        _, facts = load_facts(layout, project_hash, ref)
+    except SessionNotFound as exc:
+        return refused_plan(ref, "session_not_found", str(exc)), None
+    found = bool(facts.thread_id) and checkpoint_has_thread(
+        layout.checkpoints_path(facts.project_hash), facts.thread_id or "")
+    plan = plan_from_facts(facts, checkpoint_found=found)
+    if lock:
+        mark_locked(plan, facts.path)
+    return plan, facts
 
 
 def check_session(service: Any, ref: str) -> ResumePlan:
-    """Resolve ``ref`` and plan its resume from the log (read-only)."""
-    try:
-        info = service.resolve(ref)
-    except SessionNotFound:
-        raise
-    records, stats = service.records(info.id)
-    t = fold(records)
-    found = bool(t.thread_id) and checkpoint_has_thread(
-        service.layout.checkpoints_path(info.project_hash), t.thread_id or "")
-    plan = plan_from_log(info.id, t, stats, checkpoint_found=found)
-    plan.locked_by = holder_pid(Path(info.path))
+    """The log-only plan of ``ref`` (read-only); raises ``SessionNotFound``."""
+    plan, facts = check_log(service.layout, service.project_hash, ref)
+    if facts is None and plan.refusal is not None:
+        raise SessionNotFound(plan.refusal["message"])
     return plan

@@ -6,6 +6,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+# Queue items in these states still wait to run (pending.md); the index uses the same.
+QUEUED_STATES = ("waiting", "held", "needs_retry")
+_PENDING_STATE_BY_TYPE = {
+    "pending_take": "taken",
+    "pending_read": "read",
+    "pending_fail": "failed",
+    "pending_retry": "needs_retry",
+    "pending_held": "held",
+}
+
+
+def in_model_view(message: dict[str, Any]) -> bool:
+    """Whether a transcript message is part of what the model sees.
+
+    Error lines (a failed model call, an undelivered steer) and unread steers are
+    display-only: they never reach the checkpoint.
+    """
+    return message.get("role") == "tool" or message.get("status") not in ("error", "pending")
+
 
 @dataclass
 class Transcript:
@@ -25,6 +44,16 @@ class Transcript:
     outcomes: dict[str, str] = field(default_factory=dict)
     remembered_tools: set[str] = field(default_factory=set)
     has_start: bool = False
+    requests_seen: set[str] = field(default_factory=set)
+    dispatch_names: dict[str, str] = field(default_factory=dict)
+    # pending inputs: item id -> {"mode", "state"} (the index's projection, pending.md)
+    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    open_run: str | None = None  # run_id of a run_start without its run_end
+
+    def queued_ids(self) -> list[str]:
+        """Queue items that still wait to run (held after a restart)."""
+        return [i for i, p in self.pending.items()
+                if p["mode"] == "queue" and p["state"] in QUEUED_STATES]
 
     def model_view(self) -> tuple[str | None, list[dict[str, Any]]]:
         """``(summary, messages)`` the model sees: summary + kept + everything after."""
@@ -57,10 +86,17 @@ class Transcript:
         return [cid for cid in self.dispatched if cid not in self.outcomes]
 
 
-def fold(records: Iterable[dict[str, Any]]) -> Transcript:
-    """Fold records (in file order) into a :class:`Transcript`."""
+def fold(
+    records: Iterable[dict[str, Any]], *, seed: list[dict[str, Any]] | None = None
+) -> Transcript:
+    """Fold records (in file order) into a :class:`Transcript`.
+
+    ``seed``: messages known to precede ``records`` (a fold of a log's tail starts
+    with the messages its first ``compression`` record kept).
+    """
     t = Transcript()
-    by_id: dict[str, dict[str, Any]] = {}
+    t.messages = [dict(m) for m in seed or []]
+    by_id: dict[str, dict[str, Any]] = {m.get("id", ""): m for m in t.messages}
     for rec in records:
         kind = rec.get("type")
         if kind == "session_start":
@@ -91,6 +127,7 @@ def fold(records: Iterable[dict[str, Any]]) -> Transcript:
             t.compressions += 1
         elif kind == "approval_request":
             t.open_requests[rec.get("request_id", "")] = rec
+            t.requests_seen.add(rec.get("request_id", ""))
         elif kind == "approval_decision":
             rid = rec.get("request_id", "")
             t.open_requests.pop(rid, None)
@@ -98,6 +135,37 @@ def fold(records: Iterable[dict[str, Any]]) -> Transcript:
             t.remembered_tools.update(rec.get("remember") or [])
         elif kind == "tool_dispatch":
             t.dispatched[rec.get("call_id", "")] = rec
+            t.dispatch_names[rec.get("call_id", "")] = str(rec.get("tool_name") or "")
         elif kind == "tool_outcome":
             t.outcomes[rec.get("call_id", "")] = rec.get("status", "")
+        elif kind == "run_start":
+            t.open_run = str(rec.get("run_id") or "")
+        elif kind == "run_end":
+            t.open_run = None
+        elif isinstance(kind, str) and kind.startswith("pending_"):
+            fold_pending(t.pending, rec)
     return t
+
+
+def _item_id(rec: dict[str, Any]) -> str | None:
+    for key in ("item_id", "pending_id", "id"):
+        if isinstance(rec.get(key), str):
+            return str(rec[key])
+    return None
+
+
+def fold_pending(items: dict[str, dict[str, Any]], rec: dict[str, Any]) -> None:
+    """Apply one ``pending_*`` record the way the index projects it (index/apply.py)."""
+    item, kind = _item_id(rec), rec["type"]
+    if item is None:
+        return
+    if kind == "pending_remove":
+        items.pop(item, None)
+        return
+    if kind == "pending_add":
+        mode = "steer" if rec.get("mode") == "steer" else "queue"
+        items[item] = {"mode": mode, "state": "unread" if mode == "steer" else "waiting"}
+    state = rec.get("state") if isinstance(rec.get("state"), str) else None
+    state = state or _PENDING_STATE_BY_TYPE.get(kind)
+    if state and item in items:
+        items[item]["state"] = state

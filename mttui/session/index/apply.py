@@ -231,6 +231,7 @@ class SessionApplier:
 
     def _on_compression(self, offset: int, rec: dict[str, Any], ts: str) -> None:
         self.row["compression_count"] += 1
+        self.row["compression_offset"] = offset
 
     def _on_pending(self, offset: int, rec: dict[str, Any], ts: str) -> None:
         """A simple projection of pending inputs (pending.md; the feature is provisional).

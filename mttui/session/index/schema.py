@@ -119,7 +119,15 @@ def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
     return run
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_run_script(_V1)]
+# v2: the byte offset of the last ``compression`` record, so that a resume check
+# reads a log only from there on (-1: unknown in an index migrated from v1; such a
+# session is read in full until the next reindex).
+_V2 = """
+ALTER TABLE sessions ADD COLUMN compression_offset INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET compression_offset = -1 WHERE compression_count > 0
+"""
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_run_script(_V1), _run_script(_V2)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 # Tables holding per-session rows (the surrogate key ``sess``), for deletes.

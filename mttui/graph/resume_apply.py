@@ -1,0 +1,214 @@
+"""Applying a resume plan (resume.md step 6) to a session open for writing.
+
+Usage (the runner holds the session's write lock)::
+
+    outcome = resume_session(runner)     # plan, then apply; raises ResumeRefused
+    outcome.mode, outcome.warnings       # what to show (warnings as JSON dicts)
+    outcome.pending                      # an approval to ask again (same request_id)
+
+Only this step writes. The log is written first, the checkpoint second, so that
+a crash in between is finished by the next resume without duplicating anything
+(a result already in the log is put into the checkpoint with its own id).
+Applying twice writes nothing the second time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mttui.session.errors import MttuiError
+from mttui.session.reader import parse_line
+from mttui.session.records import new_id
+from mttui.session.resume_check import ResumePlan, plan_from_facts
+from mttui.session.resume_facts import LogFacts, facts_for_path, reversed_lines
+from mttui.session.transcript import in_model_view
+
+from .events import ApprovalRequested
+from .messages import from_record, new_message_id, to_record
+from .repair import CANCELLED_TEXT, INTERRUPTED_TEXT, open_tool_calls
+from .resume_plan import refine
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+
+class ResumeRefused(MttuiError):
+    """The plan refuses the resume (``code``: a refusal code of resume.md)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"cannot resume: {message} ({code})")
+        self.code = code
+
+
+@dataclass
+class ResumeOutcome:
+    plan: ResumePlan
+    wrote: bool = False  # whether the apply step changed anything
+    events: list[Any] = field(default_factory=list)  # MessageAdded/ToolFinished of closings
+    pending: ApprovalRequested | None = None
+
+    @property
+    def mode(self) -> str:
+        return self.plan.mode
+
+    @property
+    def warnings(self) -> list[dict[str, Any]]:
+        return [w.as_json() for w in self.plan.warnings]
+
+
+def plan_for_runner(runner: Runner) -> tuple[ResumePlan, LogFacts]:
+    """The full plan of the runner's session (the runner holds its lock)."""
+    w = runner.writer
+    facts = facts_for_path(w.path, w.session_id, w.project_hash)
+    state = runner.graph.get_state(runner.config) if facts.thread_id else None
+    plan = plan_from_facts(facts, checkpoint_found=bool(state and state.values))
+    if plan.mode == "execution":
+        plan = refine(plan, facts, state)
+    return plan, facts
+
+
+def resume_session(runner: Runner) -> ResumeOutcome:
+    """Plan, then apply. Raises :class:`ResumeRefused` when the plan refuses."""
+    plan, facts = plan_for_runner(runner)
+    if plan.mode == "refused":
+        assert plan.refusal is not None
+        raise ResumeRefused(plan.refusal["code"], plan.refusal["message"])
+    out = ResumeOutcome(plan)
+    if plan.mode == "execution":
+        _apply_execution(runner, plan, facts, out)
+    else:
+        _apply_transcript(runner, plan, facts, out)
+    if facts.open_run is not None:
+        runner.writer.append("run_end", run_id=facts.open_run, status="interrupted")
+        out.wrote = True
+    if not _already_recorded(runner, plan):
+        runner.writer.append("session_resumed", mode=plan.mode, warnings=plan.codes())
+        out.wrote = True
+    runner.invalidate()
+    out.pending = runner.pending_approval() if plan.mode == "execution" else None
+    return out
+
+
+def _closing(runner: Runner, out: ResumeOutcome, run_id: str, call: dict[str, Any],
+             interrupted: bool) -> Any:
+    """Journal ``tool_outcome`` + the closing tool message; returns the message."""
+    from langchain_core.messages import ToolMessage
+
+    status = "interrupted" if interrupted else "cancelled"
+    msg = ToolMessage(content=INTERRUPTED_TEXT if interrupted else CANCELLED_TEXT,
+                      tool_call_id=call["id"], name=call.get("name") or "",
+                      id=new_message_id(), status="error")  # fmt: skip
+    entry = {"call_id": call["id"], "tool_name": call.get("name") or "",
+             "arguments": call.get("args") or {}}  # fmt: skip
+    record = to_record(msg, status="interrupted", tool_status=status)
+    runner.journal.outcome(out.events.append, run_id, entry, status, record)
+    out.wrote = True
+    return msg
+
+
+def _calls_in(facts: LogFacts) -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for m in facts.view for c in m.get("tool_calls") or [] if c.get("id")}
+
+
+def _apply_execution(runner: Runner, plan: ResumePlan, facts: LogFacts,
+                     out: ResumeOutcome) -> None:
+    graph, config = runner.graph, runner.config
+    state = graph.get_state(config)
+    values = state.values
+    open_calls = {c["id"]: c for c in open_tool_calls(list(values.get("messages", [])))}
+    known = {**_calls_in(facts), **open_calls}
+    run_id = str(values.get("run_id") or facts.open_run or "")
+    closing = []
+    for cid in plan.interrupted_tool_calls + plan.dangling_tool_calls:
+        call = known.get(cid) or {"id": cid, "name": facts.dispatch_names.get(cid, "")}
+        msg = _closing(runner, out, run_id, call, cid in plan.interrupted_tool_calls)
+        if cid in open_calls:
+            closing.append(msg)
+    logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
+    closing += [from_record(logged[cid]) for cid in plan.recovered_tool_calls]
+    if closing:
+        graph.update_state(config, {"messages": closing, "pending_tool_calls": [],
+                                    "approval_requests": [], "needs_human_approval": False},
+                           as_node="tool_execution")  # fmt: skip
+    if closing or (state.next and plan.pending_approval is None):
+        # the unfinished chain ends here: the thread is at rest until the next input
+        graph.update_state(config, {"stop_reason": "stopped", "pending_tool_calls": []},
+                           as_node="observation")
+        out.wrote = True
+    request = plan.pending_approval
+    if request is not None and request["request_id"] not in facts.requests_seen:
+        # the interrupt was checkpointed but the process died before recording it
+        runner.writer.append("approval_request", request_id=request["request_id"],
+                             run_id=run_id, tool_calls=request["tool_calls"])
+        runner._written_requests.add(request["request_id"])
+        out.wrote = True
+
+
+def rebuild(facts: LogFacts) -> tuple[list[Any], list[tuple[dict[str, Any], bool]]]:
+    """The model's view rebuilt from the log: summary + kept + after, every tool result
+    right after its call. Returns the messages and the calls to close
+    ``(call, interrupted)``; a closed call's message is left out (added by the caller)."""
+    from langchain_core.messages import HumanMessage
+
+    from .compression import SUMMARY_HEADER
+
+    view = [m for m in facts.view if in_model_view(m)]
+    results: dict[str, dict[str, Any]] = {}
+    for m in view:
+        if m.get("role") == "tool":
+            results.setdefault(str(m.get("tool_call_id")), m)
+    out: list[Any] = []
+    if facts.summary is not None:
+        out.append(HumanMessage(content=SUMMARY_HEADER + facts.summary, id=new_id("summary")))
+    to_close: list[tuple[dict[str, Any], bool]] = []
+    for m in view:
+        if m.get("role") == "tool":
+            continue  # placed right after its call (an orphan result is dropped)
+        out.append(from_record(m))
+        for call in m.get("tool_calls") or []:
+            if call["id"] in results:
+                out.append(from_record(results[call["id"]]))
+            else:
+                to_close.append((call, call["id"] in facts.interrupted))
+                out.append(call["id"])  # a slot for the closing message
+    return out, to_close
+
+
+def _apply_transcript(runner: Runner, plan: ResumePlan, facts: LogFacts,
+                      out: ResumeOutcome) -> None:
+    messages, to_close = rebuild(facts)
+    closed = {call["id"]: _closing(runner, out, facts.open_run or "", call, interrupted)
+              for call, interrupted in to_close}
+    messages = [closed[m] if isinstance(m, str) else m for m in messages]
+    thread_id = new_id("thread")
+    runner.graph.update_state(
+        {"configurable": {"thread_id": thread_id}},
+        {"messages": messages, "pending_tool_calls": [], "completed_tool_calls": [],
+         "approval_requests": [], "needs_human_approval": False, "step_count": 0,
+         "stop_reason": "stopped", "run_id": ""},
+        as_node="observation",
+    )  # fmt: skip
+    runner.writer.append("session_update", thread_id=thread_id)
+    out.wrote = True
+
+
+def _already_recorded(runner: Runner, plan: ResumePlan) -> bool:
+    """Whether the log already ends with this very ``session_resumed`` (only
+    ``session_end`` records after it): a resume repeated with nothing in between."""
+    for raw in reversed_lines(runner.writer.path):
+        rec = parse_line(raw) if raw.strip() else None
+        if rec is None or rec["type"] == "session_end":
+            continue
+        return (rec["type"] == "session_resumed" and rec.get("mode") == plan.mode
+                and rec.get("warnings") == plan.codes())  # fmt: skip
+    return False
+
+
+def check_resumable(writer: Any) -> None:
+    """Raise :class:`ResumeRefused` when the log alone refuses a resume (an empty
+    session), before anything is written to it."""
+    facts = facts_for_path(writer.path, writer.session_id, writer.project_hash)
+    plan = plan_from_facts(facts, checkpoint_found=True)
+    if plan.mode == "refused" and plan.refusal is not None:
+        raise ResumeRefused(plan.refusal["code"], plan.refusal["message"])

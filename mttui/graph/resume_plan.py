@@ -1,0 +1,149 @@
+"""The full resume plan (resume.md): the log-only plan refined with the checkpoint.
+
+:func:`check_resume` is what ``mttui resume-check`` prints when a checkpoint of
+the session's thread exists. It opens the checkpoint database read-only
+(``mode=ro``; the database and its WAL are never written) and asks the real
+graph for ``get_state``. :func:`refine` is the pure comparison of the two sources.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+from mttui.session.paths import Layout
+from mttui.session.resume_check import (
+    ResumePlan,
+    check_log,
+    mark_locked,
+    to_transcript_mode,
+    warn_log,
+    warn_tools,
+)
+from mttui.session.resume_facts import LogFacts
+from mttui.session.transcript import in_model_view
+
+from .compression import is_summary
+from .repair import open_tool_calls
+
+
+def pending_request(state: Any) -> dict[str, Any] | None:
+    """The approval request of the checkpoint's interrupt, if one can be recovered."""
+    for intr in getattr(state, "interrupts", None) or ():
+        value = getattr(intr, "value", None)
+        if isinstance(value, dict) and value.get("request_id"):
+            return value
+    return None
+
+
+def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
+    """Refine an ``execution`` log-only plan with the checkpoint's ``state``.
+
+    The checkpoint wins: open tool calls are the checkpoint's, classified with the
+    journal; the message ids of both sources are compared; an approval must be
+    recoverable from the checkpoint's interrupt.
+    """
+    values = dict(getattr(state, "values", None) or {})
+    plan.checked = "checkpoint"
+    if not values:
+        to_transcript_mode(plan, facts, {"code": "checkpoint_not_found",
+                                         "message": f"no checkpoint for thread {facts.thread_id}"})
+        return plan.finish()
+    pending = pending_request(state)
+    waiting = bool(values.get("needs_human_approval") or values.get("approval_requests")
+                   or "human_approval" in (getattr(state, "next", None) or ()))
+    if pending is None and (waiting or facts.open_requests):
+        where = "the checkpoint" if waiting else "the log"
+        to_transcript_mode(plan, facts, {
+            "code": "approval_state_inconsistent",
+            "message": f"{where} says an approval is awaited, but the checkpoint holds "
+                       "no interrupt to ask it again"})  # fmt: skip
+        return plan.finish()
+    messages = list(values.get("messages") or [])
+    plan.warnings, plan.pending_approval = [], None
+    warn_log(plan, facts)
+    _compare(plan, facts, messages)
+    awaiting = {c.get("call_id") for c in (pending or {}).get("tool_calls") or []}
+    logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
+    calls = [c["id"] for c in open_tool_calls(messages) if c["id"] not in awaiting]
+    plan.interrupted_tool_calls = list(facts.interrupted)
+    plan.recovered_tool_calls = [c for c in calls
+                                 if c in logged and c not in facts.interrupted]
+    plan.dangling_tool_calls = [c for c in calls
+                                if c not in logged and c not in facts.interrupted]
+    warn_tools(plan)
+    plan.messages_in_view = len(messages)
+    plan.compression_used = bool(messages) and is_summary(messages[0])
+    if pending is not None:
+        rid = str(pending["request_id"])
+        plan.pending_approval = {"request_id": rid, "tool_calls": pending.get("tool_calls") or []}
+        note = (" (it was answered before the process stopped, but the answer never took "
+                "effect)") if rid in facts.decided else ""
+        plan.warn("approval_pending", "an approval will be asked again" + note, ids=[rid])
+    return plan.finish()
+
+
+def _compare(plan: ResumePlan, facts: LogFacts, messages: list[Any]) -> None:
+    """``history_length_mismatch`` / ``transcript_incomplete``: the two id sets."""
+    in_ckpt = [str(m.id) for m in messages if not is_summary(m)]
+    ckpt_ids = set(in_ckpt)
+    view = [str(m.get("id")) for m in facts.view if in_model_view(m)]
+    view_ids = set(view)
+    # a finished call's result the checkpoint lacks is put back by the apply step
+    open_ids = {c["id"] for c in open_tool_calls(messages)}
+    recoverable = {str(m.get("id")) for m in facts.view
+                   if m.get("role") == "tool" and m.get("tool_call_id") in open_ids}
+    unknown = [i for i in in_ckpt if i not in view_ids]
+    known = facts.known_ids(unknown)
+    lacking = [i for i in unknown if i not in known]
+    differ = [i for i in view if i not in ckpt_ids and i not in recoverable]
+    differ += [i for i in unknown if i in known]
+    if differ:
+        plan.warn("history_length_mismatch", f"the checkpoint and the transcript disagree on "
+                  f"{len(differ)} message(s); the checkpoint is used", count=len(differ),
+                  ids=differ)
+    if lacking:
+        plan.warn("transcript_incomplete", f"the checkpoint has {len(lacking)} message(s) the "
+                  "transcript lacks; the history shown may be incomplete", count=len(lacking),
+                  ids=lacking)
+
+
+@contextlib.contextmanager
+def read_only_graph(db_path: Path) -> Iterator[Any]:
+    """The agent graph on a read-only connection to ``checkpoints.sqlite``."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from .agent import GraphContext, build_graph
+
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        saver.is_setup = True  # the tables exist; setting up would try to write
+        ctx = GraphContext(model=None, project=Path("."), journal=cast(Any, None),
+                           system_prompt="")  # fmt: skip
+        yield build_graph(ctx, saver)
+    finally:
+        conn.close()
+
+
+def refine_from_checkpoint(plan: ResumePlan, facts: LogFacts, layout: Layout) -> ResumePlan:
+    """:func:`refine` with the state read from the project's checkpoint database."""
+    db = layout.checkpoints_path(facts.project_hash)
+    with read_only_graph(db) as graph:
+        state = graph.get_state({"configurable": {"thread_id": facts.thread_id}})
+    return refine(plan, facts, state)
+
+
+def check_resume(layout: Layout, project_hash: str, ref: str) -> ResumePlan:
+    """The plan of ``mttui resume-check``: the log-only plan, refined with the checkpoint
+    when one of the session's thread exists. Writes nothing."""
+    plan, facts = check_log(layout, project_hash, ref, lock=False)
+    if facts is None:
+        return plan
+    if plan.mode == "execution":  # a checkpoint of the thread exists
+        plan = refine_from_checkpoint(plan, facts, layout)
+    mark_locked(plan, facts.path)
+    return plan

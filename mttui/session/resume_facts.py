@@ -1,0 +1,306 @@
+"""What a session's log says that resume needs, read without writing anything.
+
+Two ways to the same :class:`LogFacts`:
+
+- **from the index** (the usual case): when the index row is fresh (it has
+  ingested the whole file), the log is read only from its last ``compression``
+  record on, plus the messages that record kept (by their stored byte
+  offsets); the journal (open dispatches, approvals, queue) comes from the
+  index's projections. The cost does not grow with the messages before the
+  last compression.
+- **from the whole log**, when there is no usable index row.
+
+Both are opened read-only: resolving a reference never catches the index up,
+and the index is opened with ``mode=ro``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import SessionNotFound
+from .index import queries
+from .index.ingest import session_row
+from .models import SessionInfo
+from .paths import Layout
+from .reader import ReadStats, first_record, parse_line, read_all, read_record_at, read_records
+from .records import parse_session_filename
+from .refs import resolve_ref
+from .transcript import QUEUED_STATES, Transcript, fold
+
+INDEX_VERSION_NEEDED = 2  # the schema that stores ``compression_offset``
+
+
+@dataclass
+class LogFacts:
+    """The log's side of a resume plan (resume.md, steps 1, 2 and 4)."""
+
+    session_id: str
+    path: Path
+    project_hash: str
+    has_start: bool = False
+    thread_id: str | None = None
+    message_count: int = 0
+    corrupt_lines: int = 0
+    compression: dict[str, Any] | None = None  # the last compression record
+    view: list[dict[str, Any]] = field(default_factory=list)  # kept + after, in order
+    interrupted: list[str] = field(default_factory=list)  # dispatched, no outcome
+    dispatch_names: dict[str, str] = field(default_factory=dict)
+    open_requests: list[dict[str, Any]] = field(default_factory=list)  # oldest first
+    decided: set[str] = field(default_factory=set)
+    requests_seen: set[str] = field(default_factory=set)
+    queued: list[str] = field(default_factory=list)
+    open_run: str | None = None
+    source: str = "log"  # "index": read from the last compression on
+    known: Callable[[list[str]], set[str]] | None = None
+
+    @property
+    def summary(self) -> str | None:
+        return None if self.compression is None else self.compression.get("summary")
+
+    def known_ids(self, ids: list[str]) -> set[str]:
+        """Which of ``ids`` are transcript messages anywhere in the log."""
+        if not ids or self.known is None:
+            return set()
+        return self.known(ids)
+
+
+def facts_from_transcript(
+    t: Transcript, stats: ReadStats, *, session_id: str, path: Path, project_hash: str
+) -> LogFacts:
+    """Facts of a whole-log fold."""
+    summary, view = t.model_view()
+    all_ids = {m.get("id") for m in t.messages}
+    return LogFacts(
+        session_id=session_id, path=path, project_hash=project_hash, has_start=t.has_start,
+        thread_id=t.thread_id, message_count=len(t.messages), corrupt_lines=stats.corrupt_lines,
+        compression=t.last_compression, view=view, interrupted=t.interrupted_calls(),
+        dispatch_names=dict(t.dispatch_names), open_requests=list(t.open_requests.values()),
+        decided=set(t.decided), requests_seen=set(t.requests_seen), queued=t.queued_ids(),
+        open_run=t.open_run, source="log", known=lambda ids: {i for i in ids if i in all_ids},
+    )  # fmt: skip
+
+
+def read_facts(path: Path, session_id: str, project_hash: str) -> LogFacts:
+    """Facts from reading the whole log."""
+    records, stats = read_all(path)
+    return facts_from_transcript(
+        fold(records), stats, session_id=session_id, path=path, project_hash=project_hash
+    )
+
+
+# -- read-only access to the index ------------------------------------------------
+def open_index(layout: Layout) -> sqlite3.Connection | None:
+    """The index opened read-only, or ``None`` when there is none (nothing is created)."""
+    if not layout.index_path.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{layout.index_path}?mode=ro", uri=True, timeout=5)
+        conn.execute("SELECT 1 FROM sessions LIMIT 1")
+    except sqlite3.Error:
+        return None
+    return conn
+
+
+def _on_disk(layout: Layout, phash: str | None, prefix: str) -> list[SessionInfo]:
+    """Session logs whose id starts with ``prefix`` (sessions the index has not seen)."""
+    dirs = [layout.project_dir(phash)] if phash else sorted(layout.history_root.glob("*"))
+    found = []
+    for folder in dirs:
+        for path in sorted(folder.glob(f"session-*-{prefix}*.jsonl")):
+            parsed = parse_session_filename(path.name)
+            if parsed:
+                found.append(_bare_info(parsed[1], path))
+    return found
+
+
+def _bare_info(sid: str, path: Path) -> SessionInfo:
+    return SessionInfo(id=sid, title=None, project="", project_hash=path.parent.name, path=path,
+                       created_at="", updated_at="", message_count=0, provider=None, model=None,
+                       thread_id=None)  # fmt: skip
+
+
+def resolve(
+    layout: Layout, project_hash: str, ref: str, conn: sqlite3.Connection | None
+) -> SessionInfo:
+    """Resolve ``ref`` like ``SessionService.resolve`` but read-only: the index as it
+    is, then the files themselves. Raises :class:`SessionNotFound`."""
+
+    def lookup(phash: str | None) -> Callable[[str], list[SessionInfo]]:
+        def find(prefix: str) -> list[SessionInfo]:
+            hits = queries.find_prefix(conn, layout, prefix, phash) if conn else []
+            return hits or _on_disk(layout, phash, prefix)
+
+        return find
+
+    def newest() -> SessionInfo | None:
+        info = queries.newest_of_project(conn, layout, project_hash) if conn else None
+        if info is not None:
+            return info
+        logs = list(layout.project_dir(project_hash).glob("session-*.jsonl"))
+        if not logs:
+            return None
+        path = max(logs, key=lambda p: p.stat().st_mtime_ns)
+        parsed = parse_session_filename(path.name)
+        return _bare_info(parsed[1], path) if parsed else None
+
+    info = resolve_ref(ref, newest=newest, in_project=lookup(project_hash), everywhere=lookup(None))
+    if not info.path.exists():
+        raise SessionNotFound(f"session {info.id} has no log file any more")
+    return info
+
+
+# -- the fast path ------------------------------------------------------------------
+def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
+    """Facts from the index plus the log's tail, or ``None`` when the index row is not
+    fresh (it has not ingested exactly this file) or predates ``compression_offset``."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] < INDEX_VERSION_NEEDED:
+        return None
+    row = session_row(conn, info.id)
+    try:
+        st = info.path.stat()
+    except FileNotFoundError:
+        return None
+    if (
+        row is None
+        or row["deleting"]
+        or (row["file_size"], row["file_mtime_ns"], row["byte_offset"])
+        != (st.st_size, st.st_mtime_ns, st.st_size)
+        or row["compression_offset"] < 0
+    ):
+        return None
+    sess, offset = row["sess"], row["compression_offset"]
+    seed: list[dict[str, Any]] = []
+    if offset > 0:
+        comp = read_record_at(info.path, offset)
+        if comp is None or comp.get("type") != "compression":
+            return None
+        seed = _kept_messages(conn, sess, info.path, list(comp.get("kept_message_ids") or []))
+    first = first_record(info.path)
+    t = fold((rec for _, rec in read_records(info.path, offset)), seed=seed)
+    summary, view = t.model_view()
+
+    def ids(sql: str, *args: Any) -> list[Any]:
+        return conn.execute(sql, (sess, *args)).fetchall()
+
+    open_tools = ids("SELECT call_id, tool_name FROM open_tools WHERE sess = ? ORDER BY rowid")
+    approvals = ids(
+        "SELECT request_id, run_id, tool_calls, decided FROM approvals WHERE sess = ? "
+        "ORDER BY rowid"
+    )
+    queued = ids(
+        "SELECT item_id FROM pending WHERE sess = ? AND mode = 'queue' AND state IN "
+        f"({','.join('?' * len(QUEUED_STATES))}) ORDER BY rowid",
+        *QUEUED_STATES,
+    )
+
+    db = conn.execute("PRAGMA database_list").fetchone()[2]
+
+    def known(wanted: list[str]) -> set[str]:  # called later: its own connection
+        marks = ",".join("?" * len(wanted))
+        other = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return {r[0] for r in other.execute(
+                f"SELECT id FROM messages WHERE sess = ? AND id IN ({marks})", (sess, *wanted))}
+        finally:
+            other.close()
+
+    return LogFacts(
+        session_id=info.id, path=info.path, project_hash=info.project_hash,
+        has_start=bool(first and first.get("type") == "session_start"),
+        thread_id=row["thread_id"], message_count=row["message_count"],
+        corrupt_lines=row["corrupt_lines"], compression=t.last_compression, view=view,
+        interrupted=[r[0] for r in open_tools],
+        dispatch_names={r[0]: r[1] or "" for r in open_tools},
+        open_requests=[{"request_id": r[0], "run_id": r[1], "tool_calls": json.loads(r[2])}
+                       for r in approvals if not r[3]],
+        decided={r[0] for r in approvals if r[3]}, requests_seen={r[0] for r in approvals},
+        queued=[r[0] for r in queued], open_run=last_open_run(info.path), source="index",
+        known=known,
+    )  # fmt: skip
+
+
+def _kept_messages(
+    conn: sqlite3.Connection, sess: int, path: Path, kept: list[str]
+) -> list[dict[str, Any]]:
+    """The kept messages as the whole-log fold has them (index status and text win:
+    they carry every ``message_update`` before the compression)."""
+    if not kept:
+        return []
+    marks = ",".join("?" * len(kept))
+    rows = conn.execute(
+        f"SELECT id, byte_offset, status, text FROM messages WHERE sess = ? AND id IN ({marks}) "
+        "ORDER BY msg_seq",
+        (sess, *kept),
+    ).fetchall()
+    out, seen = [], set()
+    for mid, offset, status, text in rows:
+        rec = read_record_at(path, offset)
+        if mid in seen or rec is None or not isinstance(rec.get("message"), dict):
+            continue
+        seen.add(mid)
+        msg = dict(rec["message"])
+        msg.setdefault("created_at", rec.get("timestamp"))
+        msg["status"], msg["content"] = status, text
+        out.append(msg)
+    return out
+
+
+def reversed_lines(path: Path, chunk: int = 65536) -> Iterator[bytes]:
+    """The file's lines from the last to the first."""
+    with open(path, "rb") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        rest = b""
+        while end > 0:
+            start = max(0, end - chunk)
+            fh.seek(start)
+            buf = fh.read(end - start) + rest
+            lines = buf.split(b"\n")
+            rest = lines[0] if start > 0 else b""
+            yield from reversed(lines if start == 0 else lines[1:])
+            end = start
+
+
+def last_open_run(path: Path) -> str | None:
+    """The run id of a ``run_start`` with no ``run_end`` after it (the newest run)."""
+    for raw in reversed_lines(path):
+        if b'"run_start"' not in raw[:80] and b'"run_end"' not in raw[:80]:
+            continue
+        rec = parse_line(raw)
+        if rec is None or rec["type"] not in ("run_start", "run_end"):
+            continue
+        return str(rec.get("run_id") or "") if rec["type"] == "run_start" else None
+    return None
+
+
+def load_facts(layout: Layout, project_hash: str, ref: str) -> tuple[SessionInfo, LogFacts]:
+    """Resolve ``ref`` and read its facts, never writing anything."""
+    conn = open_index(layout)
+    try:
+        info = resolve(layout, project_hash, ref, conn)
+        facts = index_facts(conn, info) if conn is not None else None
+    finally:
+        if conn is not None:
+            conn.close()
+    if facts is None:
+        facts = read_facts(info.path, info.id, info.project_hash)
+    return info, facts
+
+
+def facts_for_path(path: Path, session_id: str, project_hash: str) -> LogFacts:
+    """Facts of the log at ``path`` (a writer's own session): the index when it is
+    fresh, else the whole log. The data home is the log's ``history/<hash>/`` parent."""
+    conn = open_index(Layout(path.parent.parent.parent))
+    facts = None
+    if conn is not None:
+        try:
+            facts = index_facts(conn, _bare_info(session_id, path))
+        finally:
+            conn.close()
+    return facts or read_facts(path, session_id, project_hash)

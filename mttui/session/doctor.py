@@ -6,6 +6,12 @@ be seen). Codes: ``corrupt_lines``, ``seq_gap``, ``unknown_record_types``,
 index disagrees with the file's readable content), ``missing_file`` (index row
 without a log), ``delete_unfinished``, ``index_corrupt``. Repair finishes deletes,
 fixes permissions and rebuilds the index from the logs.
+
+Each session's resume verdict comes from the log-only plan (resume.md; no
+LangGraph): a session that ran turns but whose execution state is gone is
+reported with the refusal code (``checkpoint_not_found``, ``missing_thread_id``:
+only its transcript can be resumed), a session without messages as
+``session_empty``. Plain execution resumes and sessions that never ran are fine.
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ from .delete import finish_delete
 from .index.ingest import rel_path, session_files, session_row
 from .models import DoctorReport
 from .paths import DIR_MODE, FILE_MODE
-from .reader import read_all
+from .reader import ReadStats, read_all
 from .records import parse_session_filename
+from .resume_check import checkpoint_threads, plan_from_log
+from .transcript import fold
 
 if TYPE_CHECKING:
     from .service import SessionService
@@ -54,10 +62,15 @@ def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]
     }
     bad_modes: list[str] = []
     checked = 0
+    threads: dict[str, set[str]] = {}
     for path, st in session_files(layout, None):
         checked += 1
         sid = parse_session_filename(path.name)[1]  # type: ignore[index]
         records, stats = read_all(path)
+        phash = path.parent.name
+        if phash not in threads:
+            threads[phash] = checkpoint_threads(layout.checkpoints_path(phash))
+        problems += _resume_verdict(sid, records, stats, threads[phash])
         if stats.corrupt_lines:
             problems.append(
                 _problem(sid, "corrupt_lines", f"{stats.corrupt_lines} line(s) cannot be read")
@@ -99,6 +112,21 @@ def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]
         else:
             problems.append(_problem(row[0], "missing_file", f"{rel} no longer exists"))
     return checked, problems, bad_modes
+
+
+def _resume_verdict(
+    sid: str, records: list[dict[str, Any]], stats: ReadStats, threads: set[str]
+) -> list[dict[str, Any]]:
+    """The resume verdict as a problem, when resuming would lose something."""
+    t = fold(records)
+    plan = plan_from_log(sid, t, stats, checkpoint_found=(t.thread_id or "") in threads)
+    if plan.refusal is None or not t.has_start:
+        return []  # plain execution; a log without session_start is reported already
+    ran = any(r.get("type") == "run_start" for r in records)
+    if plan.mode == "transcript" and not ran:
+        return []  # never ran: there was no execution state to lose
+    what = "cannot be resumed" if plan.mode == "refused" else "only its transcript can be resumed"
+    return [_problem(sid, plan.refusal["code"], f"{what}: {plan.refusal['message']}")]
 
 
 def run_doctor(service: SessionService, *, repair: bool) -> DoctorReport:

@@ -81,6 +81,7 @@ async def test_tool_call_approved_in_the_modal(service: SessionService) -> None:
         chat = app.screen
         await send(pilot, "!echo approved-and-ran")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause()
         assert "echo approved-and-ran" in screen_text(app)
         await pilot.press("y")
         await wait_for(pilot, lambda: chat.state == "idle" and app.screen is chat)
@@ -140,6 +141,7 @@ async def test_pending_approval_is_asked_again_after_resume(service: SessionServ
     app = make_app(service, open_session=writer.session_id)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause()
         modal = app.screen
         assert modal.request.asked_again
         assert "asked again after resume" in screen_text(app).lower()
@@ -178,3 +180,26 @@ async def test_streamed_text_grows_one_item_then_becomes_the_message() -> None:
             ("user", 1, False), ("assistant", 2, False)]
         text = "\n".join(s.text for s in app.screen._compositor.render_strips())
         assert "Hello world" in text and "streaming" not in text
+
+
+async def test_reading_writes_nothing_and_the_first_send_resumes(
+        service: SessionService) -> None:
+    from test_tui_support import msg, write_session
+
+    sid = write_session(service, "Old", [msg("user", "earlier", 1), msg("assistant", "ok", 2)])
+    before = kinds(service, sid)
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        assert isinstance(chat, ChatScreen) and chat.state == "idle"
+        assert kinds(service, sid) == before  # opened, paged, nothing written
+        await send(pilot, "continue please")
+        await wait_for(pilot, lambda: chat.state == "idle" and "run_end" in kinds(service, sid))
+        await settle(pilot)
+        after = kinds(service, sid)[len(before):]
+        assert "session_resumed" in after and "run_start" in after
+        assert after.index("session_resumed") < after.index("run_start")
+        text = screen_text(app)
+        assert "Resumed (transcript)" in text and "continue please" in text
+    assert kinds(service, sid)[-1] == "session_end"

@@ -12,6 +12,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker
 
 from mttui.messages import OpenSession, PreviewLoaded, SessionsLoaded
 from mttui.session.errors import MttuiError
@@ -19,6 +20,7 @@ from mttui.session.models import SearchHit, SearchScope, SessionInfo
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import Clock, SessionTable
 from mttui.widgets.text import literal
+from mttui.widgets.workers import report_worker_error
 
 from .dialogs import ConfirmScreen, RenameScreen
 from .search import SearchScreen
@@ -93,19 +95,20 @@ class BrowserScreen(Screen[None]):
             self._serial += 1
         self._fetch(None if reset else self.next_cursor, reset, self.all_projects, self._serial)
 
-    @work(thread=True, group="sessions")
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if report_worker_error(self, event) and event.worker.group == "sessions":
+            self.fetching = False
+
+    @work(thread=True, group="sessions", exit_on_error=False, name="listing sessions")
     def _fetch(self, cursor: str | None, reset: bool, all_projects: bool, serial: int) -> None:
-        try:
-            if reset:
-                self.service.catch_up(all_projects=all_projects)
-            page = self.service.list_sessions(all_projects=all_projects, limit=PAGE,
-                                              cursor=cursor)
-        finally:
-            self.app.call_from_thread(setattr, self, "fetching", False)
+        if reset:
+            self.service.catch_up(all_projects=all_projects)
+        page = self.service.list_sessions(all_projects=all_projects, limit=PAGE, cursor=cursor)
         self.post_message(SessionsLoaded(page, reset=reset, all_projects=all_projects,
                                          serial=serial))
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        self.fetching = False
         if message.serial != self._serial:
             return  # a newer reload is on its way
         self.next_cursor = message.page.next_cursor
@@ -142,7 +145,7 @@ class BrowserScreen(Screen[None]):
             self._preview_timer.stop()
         self._preview_timer = self.set_timer(0.12, lambda: self._preview(info))
 
-    @work(thread=True, group="preview", exclusive=True)
+    @work(thread=True, group="preview", exclusive=True, exit_on_error=False, name="preview")
     def _preview(self, info: SessionInfo) -> None:
         page = self.service.history(info.id, limit=6)
         verdict = quick_verdict(self.service, info)
@@ -206,7 +209,7 @@ class BrowserScreen(Screen[None]):
                     "\nIts log and checkpoints are removed. This cannot be undone.")
         self.app.push_screen(ConfirmScreen("Delete session", question), done)
 
-    @work(thread=True, group="change")
+    @work(thread=True, group="change", exit_on_error=False, name="changing the session")
     def _change(self, what: str, session_id: str, *args: str) -> None:
         try:
             getattr(self.service, what)(session_id, *args)

@@ -124,20 +124,29 @@ class ChatScreen(Screen[None]):
     @work(thread=True, group="open", exit_on_error=False, name="opening the session")
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
-        markers = scan_markers(info.path)
-        self.app.call_from_thread(self._opened, markers)
+        self.app.call_from_thread(self._opened, scan_markers(info.path))
         if not self.chat.open_for_writing():
             self.app.call_from_thread(self._read_only)
             return
+        if info.status.awaiting_approval or info.status.interrupted_tools:
+            # Something to repair or to ask: resume now. Otherwise reading writes
+            # nothing, and the resume is applied right before the first send.
+            pending = self._resume()
+            if pending is not None:
+                self.app.call_from_thread(self._ask_again, pending)
+                return
+        self.app.call_from_thread(self._set_state, "idle")
+
+    def _resume(self) -> ev.ApprovalRequested | None:
+        """Apply the resume (worker thread); show its warnings where it happened."""
         mode, warnings, pending = self.chat.resume()
-        markers = scan_markers(info.path)
-        for marker in reversed(markers):  # the record has codes; show the full messages
-            if marker.kind == "resumed":
-                marker.data = {**marker.data, "warnings": warnings}
-                break
+        assert self.chat.info is not None
+        markers = scan_markers(self.chat.info.path)
+        resumed = [m for m in markers if m.kind == "resumed"]
+        if warnings and resumed:  # the record has codes; show the full messages
+            resumed[-1].data = {**resumed[-1].data, "warnings": warnings}
         self.app.call_from_thread(self._resumed, markers, mode, bool(warnings))
-        if pending is not None:
-            self.app.call_from_thread(self._ask_again, pending)
+        return pending
 
     def _opened(self, markers: list[Marker]) -> None:
         self._bar()
@@ -167,7 +176,6 @@ class ChatScreen(Screen[None]):
                     severity="warning")
 
     def _resumed(self, markers: list[Marker], mode: str, warned: bool) -> None:
-        self._set_state("idle")
         self.history.set_markers(markers)
         if not self.history.has_newer and (warned or self.around is None):
             self.history.load_newest()
@@ -198,6 +206,10 @@ class ChatScreen(Screen[None]):
         if self.chat.writer is None:
             self.chat.create(text)
             self.app.call_from_thread(self._bar)
+        elif not self.chat.resumed:
+            pending = self._resume()
+            if pending is not None:  # answer what was pending first, then send
+                self._drive(lambda: iter(()), pending)
         self._drive(self.chat.events("run", text))
 
     def _drive(self, start: Callable[[], Iterator[ev.RunEvent]],

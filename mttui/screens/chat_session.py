@@ -46,6 +46,7 @@ class ChatSession:
         self.writer: SessionWriter | None = None
         self.runner: Any = None
         self.read_only: str | None = None  # why the session cannot be written
+        self.resumed = False  # the resume is applied once, when first needed
 
     @property
     def session_id(self) -> str | None:
@@ -74,6 +75,7 @@ class ChatSession:
         self.writer = writer
         self.runner = self._runner(writer, str(self.service.project), self.service.project_hash)
         self.info = self.service.get(writer.session_id)
+        self.resumed = True
         return writer
 
     def _runner(self, writer: SessionWriter, project: str, project_hash: str) -> Any:
@@ -85,6 +87,7 @@ class ChatSession:
         from mttui.graph.reopen import reopen
 
         mode, warnings = reopen(self.runner)
+        self.resumed = True
         return mode, warnings, self.runner.pending_approval()
 
     def events(self, what: str, *args: Any, **kw: Any) -> Callable[[], Iterator[RunEvent]]:

@@ -13,11 +13,13 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from mttui.messages import SearchDone
 from mttui.session.models import SNIPPET_END, SNIPPET_START, SearchHit, SearchScope
 from mttui.widgets.session_table import Clock
 from mttui.widgets.text import literal, one_line, relative_time
+from mttui.widgets.workers import report_worker_error
 
 SCOPE_LABEL = {"session": "this session", "project": "this project", "all": "everything"}
 ROLE_LABEL = {"user": "You", "assistant": "Assistant", "tool": "Tool", "system": "System"}
@@ -126,7 +128,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         self._show_count("searching…")
         self._search(self._serial, query, self.scope)
 
-    @work(thread=True, group="search")
+    @work(thread=True, group="search", exit_on_error=False, name="search")
     def _search(self, serial: int, query: str, scope: SearchScope) -> None:
         sid = self.session_id if scope == "session" else None
         hits = self.service.search(query, scope=scope, session_id=sid, limit=LIMIT)
@@ -181,6 +183,10 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(self.hits[event.option_index])
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if report_worker_error(self, event):
+            self._show_count("search failed")
 
     def action_close(self) -> None:
         self.dismiss(None)

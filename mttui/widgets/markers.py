@@ -71,4 +71,6 @@ def _parse(line: bytes, kind: str, anchor: int) -> Marker | None:
     seq = rec["seq"] if isinstance(rec.get("seq"), int) else 0
     if kind == "compression":
         return Marker("compression", anchor, seq, rec)
+    if not rec.get("warnings"):
+        return None  # a clean resume is not worth an item in the history
     return Marker("resumed", anchor, seq, rec)

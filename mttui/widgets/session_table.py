@@ -49,11 +49,12 @@ class SessionTable(DataTable[Text]):
         if reset:
             self.sessions = []
             self.clear()
-        self.sessions.extend(sessions)
         now = self.clock()
         seen = {str(k.value) for k in self.rows}
         for info in sessions:
             if info.id not in seen:
+                seen.add(info.id)
+                self.sessions.append(info)
                 self.add_row(*self._cells(info, now), key=info.id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep), animate=False)

@@ -1,4 +1,5 @@
-"""The LangGraph agent: reasoning → tool_routing → human_approval → tool_execution → observation.
+"""The LangGraph agent: compression → reasoning → tool_routing → human_approval →
+tool_execution → observation (→ compression …).
 
 Imported only when a run starts (it pulls in LangGraph and LangChain). Nodes are
 closures over a :class:`GraphContext`: the model, the journal and the stop flag
@@ -20,7 +21,7 @@ from langgraph.types import interrupt
 
 from mttui.session.records import new_id
 
-from .compression import maybe_compress, replace_all
+from .compression import make_node
 from .journal import Journal
 from .messages import assert_paired, new_message_id, to_record
 from .reasoning import call_model
@@ -101,9 +102,6 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
             return {"stop_reason": "step_limit", "step_count": steps}
         messages = list(state.get("messages", []))
         assert_paired(messages)  # before EVERY model call; raises, never repairs
-        view = maybe_compress(ctx, messages, emit)
-        prefix = replace_all(view) if view is not None else []
-        messages = view if view is not None else messages
         sent = [SystemMessage(content=ctx.system_prompt), *messages]
         result = call_model(ctx.model, sent, ctx.stop, emit, base_url=ctx.base_url)
         if result.error is not None:
@@ -115,20 +113,15 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
                 "status": "error",
             }
             ctx.journal.message(emit, record)
-            return {
-                "messages": prefix,
-                "stop_reason": "error",
-                "error": result.error,
-                "step_count": steps + 1,
-            }
+            return {"stop_reason": "error", "error": result.error, "step_count": steps + 1}
         ai = result.message
         if result.interrupted and not ai.content:
             # stopped before the first word: nothing was said, nothing to keep
-            return {"messages": prefix, "stop_reason": "stopped", "step_count": steps + 1}
+            return {"stop_reason": "stopped", "step_count": steps + 1}
         status = "interrupted" if result.interrupted else "sent"
         record = to_record(ai, status=status, usage=result.usage)
         ctx.journal.message(emit, record, estimated=result.estimated)
-        update: dict[str, Any] = {"messages": [*prefix, ai], "step_count": steps + 1}
+        update: dict[str, Any] = {"messages": [ai], "step_count": steps + 1}
         update["stop_reason"] = "stopped" if result.interrupted else None
         return update
 
@@ -258,20 +251,22 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
         return "human_approval" if state.get("needs_human_approval") else "tool_execution"
 
     def after_observation(state: AgentState) -> str:
-        return END if state.get("stop_reason") else "reasoning"
+        return END if state.get("stop_reason") else "compression"
 
     g = StateGraph(AgentState)
+    g.add_node("compression", make_node(ctx))  # auto compression before each model call
     g.add_node("reasoning", reasoning)
     g.add_node("tool_routing", tool_routing)
     g.add_node("human_approval", human_approval)
     g.add_node("tool_execution", tool_execution)
     g.add_node("observation", observation)
-    g.add_edge(START, "reasoning")
+    g.add_edge(START, "compression")
+    g.add_edge("compression", "reasoning")
     g.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", END])
     g.add_conditional_edges("tool_routing", after_routing, ["human_approval", "tool_execution"])
     g.add_edge("human_approval", "tool_execution")
     g.add_edge("tool_execution", "observation")
-    g.add_conditional_edges("observation", after_observation, ["reasoning", END])
+    g.add_conditional_edges("observation", after_observation, ["compression", END])
     return g.compile(checkpointer=checkpointer)
 
 

@@ -1,0 +1,137 @@
+"""Where history compression cuts, and how the older part is split for the summary.
+
+A cut is made only where no tool exchange is split: before a user message or —
+inside the current turn, so that a long tool loop can be compressed mid-run —
+before an assistant message whose earlier tool calls all have their results
+before it. The kept part therefore never starts with a tool message. The latest
+user request is always kept verbatim: when the cut falls inside the current
+turn it is kept in front of the kept messages (it is "lifted").
+
+No LangChain import here: messages are duck-typed (``type``, ``id``,
+``tool_calls``, ``tool_call_id``, ``content``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
+
+SUMMARY_PREFIX = "summary-"
+
+
+def is_summary(message: Any) -> bool:
+    return str(getattr(message, "id", "") or "").startswith(SUMMARY_PREFIX)
+
+
+def is_request(message: Any) -> bool:
+    """A user message (not a compression summary)."""
+    return getattr(message, "type", "") == "human" and not is_summary(message)
+
+
+@dataclass(frozen=True)
+class Cut:
+    older: list[Any]  # what the summary replaces (an earlier summary included)
+    kept: list[Any]  # [the lifted request?, messages after the cut…]
+    removed: int  # messages that leave the view (no summary, not the lifted request)
+
+
+def safe_points(messages: list[Any]) -> list[int]:
+    """Indices ``i`` (``1 ≤ i ≤ len``) where ``messages[i:]`` may start: no tool call
+    made before ``i`` has its result at or after ``i``, and ``messages[i]`` is
+    neither a tool result nor a summary."""
+    points: list[int] = []
+    open_calls: set[str] = set()
+    for i, m in enumerate(messages):
+        kind = getattr(m, "type", "")
+        if i > 0 and not open_calls and kind != "tool" and not is_summary(m):
+            points.append(i)
+        if kind == "ai":
+            open_calls.update(str(c["id"]) for c in getattr(m, "tool_calls", None) or [])
+        elif kind == "tool":
+            open_calls.discard(str(getattr(m, "tool_call_id", "")))
+    if messages and not open_calls:
+        points.append(len(messages))
+    return points
+
+
+def choose_cut(messages: list[Any], keep_budget: int) -> Cut | None:
+    """The largest recent part worth at most ``keep_budget`` tokens that can be kept,
+    or ``None`` when nothing older than what must be kept exists.
+
+    Before the latest request only whole user turns are cut; inside the current
+    turn any safe point is. When nothing fits, only the latest request is kept.
+    """
+    requests = [i for i, m in enumerate(messages) if is_request(m)]
+    if not requests:
+        return None
+    last = requests[-1]
+    points = safe_points(messages)
+    candidates = [p for p in points if (p <= last and is_request(messages[p])) or p > last]
+    if not candidates:
+        return None
+
+    def kept_for(p: int) -> list[Any]:
+        return ([messages[last]] if p > last else []) + messages[p:]
+
+    cut = next((p for p in candidates if estimate_tokens(kept_for(p)) <= keep_budget), None)
+    if cut is None:
+        cut = candidates[-1]
+    older = messages[:cut]
+    removed = sum(1 for i, m in enumerate(older) if not is_summary(m) and i != last)
+    if removed == 0:
+        return None
+    return Cut(older, kept_for(cut), removed)
+
+
+def clip_text(text: str, max_tokens: int) -> str:
+    """``text`` cut to about ``max_tokens`` (head and tail kept, the middle marked)."""
+    limit = max(max_tokens, 16) * CHARS_PER_TOKEN
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[… {len(text) - 2 * half} characters omitted …]\n{text[-half:]}"
+
+
+def _clip_value(value: Any, max_tokens: int) -> Any:
+    if isinstance(value, str):
+        return clip_text(value, max_tokens)
+    if isinstance(value, dict):
+        return {k: _clip_value(v, max_tokens) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip_value(v, max_tokens) for v in value]
+    return value
+
+
+def clip_message(message: Any, max_tokens: int) -> Any:
+    """A copy of ``message`` whose text and call arguments fit in ``max_tokens`` (the
+    message itself when it already fits); only for the summary request."""
+    if message_tokens(message) <= max_tokens:
+        return message
+    update: dict[str, Any] = {}
+    if isinstance(message.content, str):
+        update["content"] = clip_text(message.content, max_tokens)
+    calls = getattr(message, "tool_calls", None)
+    if calls:
+        share = max_tokens // (2 * len(calls))
+        update["tool_calls"] = [{**c, "args": _clip_value(c.get("args"), share)} for c in calls]
+    return message.model_copy(update=update)
+
+
+def chunks(older: list[Any], max_tokens: int) -> list[list[Any]]:
+    """``older`` (clipped) in consecutive pieces of at most ``max_tokens`` each, split
+    only at safe points so a tool call and its results are always sent together."""
+    clipped = [clip_message(m, max_tokens // 2) for m in older]
+    bounds = [0, *[p for p in safe_points(clipped) if p < len(clipped)], len(clipped)]
+    out: list[list[Any]] = [[]]
+    size = 0
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        unit = clipped[start:end]
+        cost = estimate_tokens(unit)
+        if out[-1] and size + cost > max_tokens:
+            out.append([])
+            size = 0
+        out[-1].extend(unit)
+        size += cost
+    return [c for c in out if c]

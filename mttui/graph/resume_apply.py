@@ -79,8 +79,9 @@ def resume_session(runner: Runner) -> ResumeOutcome:
         _apply_execution(runner, plan, facts, out)
     else:
         _apply_transcript(runner, plan, facts, out)
-    if facts.open_run is not None:
-        runner.writer.append("run_end", run_id=facts.open_run, status="interrupted")
+    if facts.open_run is not None:  # the process died inside this run
+        status = "awaiting_approval" if plan.pending_approval else "interrupted"
+        runner.writer.append("run_end", run_id=facts.open_run, status=status)
         out.wrote = True
     if not _already_recorded(runner, plan):
         runner.writer.append("session_resumed", mode=plan.mode, warnings=plan.codes())

@@ -49,7 +49,11 @@ def frozen_fixture(monkeypatch: pytest.MonkeyPatch) -> FrozenClock:
     monkeypatch.setattr("mttui.session.service.new_session_id",
                         lambda: f"5e55{next(counter):08x}")
     ids = itertools.count(1)
-    monkeypatch.setattr("mttui.session.records.new_id", lambda prefix: f"{prefix}-{next(ids)}")
+    def new_id(prefix: str) -> str:
+        return f"{prefix}-{next(ids)}"
+
+    monkeypatch.setattr("mttui.session.records.new_id", new_id)
+    monkeypatch.setattr("mttui.session.service.new_id", new_id)
     return clock
 
 

@@ -19,7 +19,7 @@ from mttui.session.errors import MttuiError
 from mttui.session.models import SearchHit, SearchScope, SessionInfo
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import Clock, SessionTable
-from mttui.widgets.text import literal
+from mttui.widgets.text import short_path
 from mttui.widgets.workers import report_worker_error
 
 from .dialogs import ConfirmScreen, RenameScreen
@@ -75,7 +75,7 @@ class BrowserScreen(Screen[None]):
         self.reload()
 
     def _bar(self) -> None:
-        scope = "all projects" if self.all_projects else literal(str(self.service.project))
+        scope = "all projects" if self.all_projects else short_path(self.service.project)
         count = len(self.table.sessions)
         more = "+" if self.table.more else ""
         bar = Text.assemble(("mttui", "bold"), "  sessions · ", (scope, "bold"),

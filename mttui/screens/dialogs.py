@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Footer, Input, Label, Static
 
 from mttui.widgets.text import literal
 
@@ -39,6 +39,7 @@ class RenameScreen(ModalScreen[str | None]):
             yield Label("Rename session", classes="title")
             yield Input(self.current, placeholder="a title", id="title")
             yield Static("enter saves · escape cancels", classes="hint")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -76,6 +77,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal():
                 yield Button("Cancel (n)", id="no")
                 yield Button(f"{self.yes} (y)", variant="error", id="yes")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
@@ -90,6 +90,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
             yield Static(id="scope")
             yield Static(id="count")
             yield OptionList(id="hits")
+        yield Footer()
 
     def on_mount(self) -> None:
         self._show_scope()

@@ -35,12 +35,12 @@ class HistoryView(ScrollView, can_focus=True):
 
     DEFAULT_CSS = """
     HistoryView { background: $surface; scrollbar-size-vertical: 1; }
-    HistoryView > .history--user { color: $secondary; text-style: bold; }
-    HistoryView > .history--assistant { color: $primary; text-style: bold; }
-    HistoryView > .history--tool { color: $accent; text-style: bold; }
-    HistoryView > .history--ok { color: $success; }
-    HistoryView > .history--error { color: $error; }
-    HistoryView > .history--warning { color: $warning; }
+    HistoryView > .history--user { color: $text-success; text-style: bold; }
+    HistoryView > .history--assistant { color: $text-primary; text-style: bold; }
+    HistoryView > .history--tool { color: $text-accent; text-style: bold; }
+    HistoryView > .history--ok { color: $text-success; }
+    HistoryView > .history--error { color: $text-error; }
+    HistoryView > .history--warning { color: $text-warning; }
     HistoryView > .history--dim { color: $text-muted; }
     HistoryView > .history--cursor { color: $accent; }
     HistoryView > .history--hit { color: $warning; background: $warning 15%; }
@@ -351,7 +351,8 @@ class HistoryView(ScrollView, can_focus=True):
                 strip = strip.apply_style(Style(bgcolor=hit.bgcolor))
             elif item is self.selected and self.has_focus:
                 gutter = Strip([_seg("▌ ", self.get_component_rich_style("history--cursor"))])
-        return Strip.join([gutter, strip]).crop_extend(scroll_x, scroll_x + width, base)
+        return Strip.join([gutter, strip]).apply_style(base).crop_extend(
+            scroll_x, scroll_x + width, base)
 
     def _edge_line(self, which: str, width: int, base: Style) -> Strip:
         dim = self.get_component_rich_style("history--dim")
@@ -363,7 +364,7 @@ class HistoryView(ScrollView, can_focus=True):
             text = "↑ older messages load as you scroll · home jumps to the start"
         else:
             text = "── start of the session ──" if self.items else "(no messages yet)"
-        return Strip([_seg("  " + text, dim)]).crop_extend(0, width, base)
+        return Strip([_seg("  " + text, dim)]).apply_style(base).crop_extend(0, width, base)
 
     # -- keys and mouse -------------------------------------------------------
     def action_select(self, step: int) -> None:

@@ -14,6 +14,7 @@ from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual.strip import Strip
 
@@ -152,11 +153,12 @@ def warnings_block(item: Item, pal: Palette) -> RenderableType:
     head.append(f"Resumed{f' ({mode})' if mode else ''}", style=pal.warning + Style(bold=True))
     head.append(f" — {len(warnings)} warning{'s' if len(warnings) != 1 else ''}"
                 if warnings else " — no warnings", style=pal.dim)
-    lines: list[RenderableType] = [head]
+    if not warnings:
+        return head
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True, style=pal.warning)
+    grid.add_column(ratio=1)
     for w in warnings:
-        line = Text("  • ")
-        line.append(str(w.get("code", "")), style=pal.warning)
-        if w.get("message"):
-            line.append(f"  {literal(str(w['message']))}")
-        lines.append(line)
-    return Group(*lines)
+        grid.add_row("  •", str(w.get("code", "")), literal(str(w.get("message", ""))))
+    return Group(head, grid)

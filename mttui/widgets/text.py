@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -34,6 +35,17 @@ def one_line(text: str, limit: int) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     line = literal(line)
     return line if len(line) <= limit else line[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def short_path(path: Path, limit: int = 40) -> str:
+    """``~/work/proj``; a long path keeps its last two parts: ``…/work/proj``."""
+    text = str(path)
+    home = str(Path.home())
+    if text.startswith(home + "/"):
+        text = "~" + text[len(home):]
+    if len(text) > limit:
+        text = "…/" + "/".join(Path(text).parts[-2:])
+    return literal(text)
 
 
 def parse_time(stamp: str | None) -> datetime | None:

@@ -106,6 +106,7 @@ class Runner:
             raw = (self._factory or make_model)(self.settings)
         except ModelConfigError as exc:
             raise RunnerError(str(exc)) from None
+        failures = self._ctx.compress_failures if self._ctx is not None else 0
         self._ctx = make_context(
             self.settings,
             raw,
@@ -115,6 +116,7 @@ class Runner:
             stop=self._stop,
             grace=self.grace,
         )
+        self._ctx.compress_failures = failures  # the circuit breaker survives a model switch
         self._saver = open_saver(self.checkpoints_path)
         self._graph = build_graph(self._ctx, self._saver)
 
@@ -232,18 +234,23 @@ class Runner:
 
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Manual compression (``/compact``): yields ``Compressed``, or a ``Notice`` when
-        there is nothing to compress. Raises :class:`RunnerError` when the summary fails
-        (nothing is changed then) or while a run or an approval is pending."""
+        there is nothing to compress; :class:`RunnerError` when the summary fails
+        (nothing changed), while a run or an approval is pending, or with open calls."""
         from .compression import compact_thread
 
         self._begin()
         self.prepare()
         if self.pending_approval() is not None:
             raise ApprovalPendingError("an approval is pending: answer it before compacting")
+        with self._busy_or_fail():
+            yield from compact_thread(self, instructions)
+
+    @contextlib.contextmanager
+    def _busy_or_fail(self) -> Iterator[None]:
         if not self._busy.acquire(blocking=False):
             raise RunnerError("a run is already active in this session")
         try:
-            yield from compact_thread(self, instructions)
+            yield
         finally:
             self._busy.release()
 

@@ -234,23 +234,18 @@ class Runner:
 
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Manual compression (``/compact``): yields ``Compressed``, or a ``Notice`` when
-        there is nothing to compress; :class:`RunnerError` when the summary fails
-        (nothing changed), while a run or an approval is pending, or with open calls."""
+        there is nothing to compress. Raises :class:`RunnerError` when the summary fails
+        (nothing is changed then) or while a run or an approval is pending."""
         from .compression import compact_thread
 
         self._begin()
         self.prepare()
         if self.pending_approval() is not None:
             raise ApprovalPendingError("an approval is pending: answer it before compacting")
-        with self._busy_or_fail():
-            yield from compact_thread(self, instructions)
-
-    @contextlib.contextmanager
-    def _busy_or_fail(self) -> Iterator[None]:
         if not self._busy.acquire(blocking=False):
             raise RunnerError("a run is already active in this session")
         try:
-            yield
+            yield from compact_thread(self, instructions)
         finally:
             self._busy.release()
 

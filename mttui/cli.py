@@ -228,6 +228,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .cli_exec import run_exec
 
         return run_exec(args, service)
+    if command == "compact":
+        from .cli_compact import cmd_compact
+
+        return cmd_compact(args, service)
     from . import cli_read
 
     handler = getattr(cli_read, "cmd_" + command.replace("-", "_"), None)

@@ -35,6 +35,7 @@ MAX_FAILURES = 3  # in a row; then auto compression is off for the session
 SUMMARY_HEADER = "[Summary of the earlier conversation]\n"
 WRITE_NOW = f"{COMPRESS_MARKER} Write the snapshot of the conversation above now."
 NOTHING_YET = "nothing older than the latest request to compress"
+NOT_SHORTER = "the summary would not be shorter than what it replaces; nothing changed"
 
 Emit = Callable[[Any], None]
 
@@ -167,7 +168,7 @@ def maybe_compress(ctx: Any, messages: list[Any], emit: Emit) -> list[Any] | Non
         done = compress(ctx.summarizer, messages, token_limit=ctx.token_limit, trigger="auto",
                         stop=ctx.stop, base_url=ctx.base_url, overhead=overhead)  # fmt: skip
         if done is not None and done.record["tokens_after"] >= done.record["tokens_before"]:
-            raise CompressionError("the summary is not shorter than what it replaces")
+            raise CompressionError(NOT_SHORTER.split(";")[0])
     except CompressionError as exc:
         if ctx.stop.is_set():
             return None  # a stop is not a failure
@@ -224,6 +225,9 @@ def compact_thread(runner: Any, instructions: str | None) -> Iterator[Any]:
         raise RunnerError(f"compression failed, nothing changed: {exc}") from None
     if done is None:
         yield Notice("info", NOTHING_YET if messages else "the session has no messages yet")
+        return
+    if done.record["tokens_after"] >= done.record["tokens_before"]:
+        yield Notice("info", NOT_SHORTER)
         return
     events: list[Any] = []
     ctx.journal.compression(events.append, done.record, done.event)

@@ -1,0 +1,75 @@
+"""B4: cold start of the TUI until the session browser is interactive.
+
+Each start is a fresh interpreter (imports are the cost). The clock runs from
+``Popen`` until the child reports that the browser shows its first page of
+sessions; the baseline is the same app after importing LangGraph and
+langchain-openai eagerly.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ..context import Context
+from ..timing import Row, fmt_time
+
+CASE = "B4"
+
+CHILD = r"""
+import os, sys
+eager = sys.argv[3] == "eager"
+if eager:
+    import langgraph.graph  # noqa: F401
+    from langchain_openai import ChatOpenAI  # noqa: F401
+from pathlib import Path
+from mttui.app import MttuiApp
+from mttui.config import Settings
+from mttui.screens.browser import BrowserScreen
+from mttui.session.service import SessionService
+
+async def pilot(p):
+    app = p.app
+    while True:
+        screen = app.screen
+        if isinstance(screen, BrowserScreen) and screen.table.sessions and screen.table.row_count:
+            break
+        await p.pause(0.001)
+    os.write(1, b"ready\n")
+    app.exit()
+
+service = SessionService(Path(sys.argv[1]), Path(sys.argv[2]))
+app = MttuiApp(service, Settings(), warm_up=not eager)
+app.run(headless=True, size=(120, 36), auto_pilot=pilot)
+"""
+
+
+def _start(home: Path, project: Path, mode: str) -> float:
+    env = dict(os.environ, TEXTUAL_ANIMATIONS="none")
+    begin = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(home), str(project), mode],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - begin
+    proc.wait(timeout=60)
+    if line.strip() != b"ready":
+        raise RuntimeError(f"the TUI did not start ({mode}): {line!r}")
+    return elapsed
+
+
+def run(ctx: Context) -> list[Row]:
+    data = ctx.many()
+    repeats = max(3, ctx.params["repeats"] // 3)
+    lazy, eager = [], []
+    for _ in range(repeats):  # interleaved, so noise hits both alike
+        lazy.append(_start(data.home, data.project, "lazy"))
+        eager.append(_start(data.home, data.project, "eager"))
+    mine, base = statistics.median(lazy), statistics.median(eager)
+    return [Row(f"B4 TUI start to interactive browser, {len(data.files):,} sessions",
+                fmt_time(base), fmt_time(mine), f"{base / mine:.1f}× faster",
+                "≤ 600 ms", mine <= 0.6)]  # fmt: skip

@@ -83,7 +83,7 @@ def resume_session(runner: Runner) -> ResumeOutcome:
         status = "awaiting_approval" if plan.pending_approval else "interrupted"
         runner.writer.append("run_end", run_id=facts.open_run, status=status)
         out.wrote = True
-    if not _already_recorded(runner, plan):
+    if not _already_recorded(runner):
         runner.writer.append("session_resumed", mode=plan.mode, warnings=plan.codes())
         out.wrote = True
     runner.invalidate()
@@ -194,15 +194,16 @@ def _apply_transcript(runner: Runner, plan: ResumePlan, facts: LogFacts,
     out.wrote = True
 
 
-def _already_recorded(runner: Runner, plan: ResumePlan) -> bool:
-    """Whether the log already ends with this very ``session_resumed`` (only
-    ``session_end`` records after it): a resume repeated with nothing in between."""
+def _already_recorded(runner: Runner) -> bool:
+    """Whether the log already ends with a ``session_resumed`` (only ``session_end``
+    after it): a resume repeated with nothing in between is recorded once (the first
+    one already closed what its warnings named; a transcript rebuild is followed by
+    plain execution resumes)."""
     for raw in reversed_lines(runner.writer.path):
         rec = parse_line(raw) if raw.strip() else None
         if rec is None or rec["type"] == "session_end":
             continue
-        return (rec["type"] == "session_resumed" and rec.get("mode") == plan.mode
-                and rec.get("warnings") == plan.codes())  # fmt: skip
+        return bool(rec["type"] == "session_resumed")
     return False
 
 

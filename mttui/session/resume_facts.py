@@ -56,9 +56,18 @@ class LogFacts:
     decided: set[str] = field(default_factory=set)
     requests_seen: set[str] = field(default_factory=set)
     queued: list[str] = field(default_factory=list)
-    open_run: str | None = None
     source: str = "log"  # "index": read from the last compression on
     known: Callable[[list[str]], set[str]] | None = None
+    run_probe: Callable[[], str | None] | None = None  # finds the open run when asked
+    _run: list[str | None] = field(default_factory=list)
+
+    @property
+    def open_run(self) -> str | None:
+        """The run id of a ``run_start`` without ``run_end`` (the apply step closes it);
+        looked up only when asked: a check does not need it."""
+        if not self._run:
+            self._run.append(self.run_probe() if self.run_probe else None)
+        return self._run[0]
 
     @property
     def summary(self) -> str | None:
@@ -83,7 +92,8 @@ def facts_from_transcript(
         compression=t.last_compression, view=view, interrupted=t.interrupted_calls(),
         dispatch_names=dict(t.dispatch_names), open_requests=list(t.open_requests.values()),
         decided=set(t.decided), requests_seen=set(t.requests_seen), queued=t.queued_ids(),
-        open_run=t.open_run, source="log", known=lambda ids: {i for i in ids if i in all_ids},
+        source="log", known=lambda ids: {i for i in ids if i in all_ids},
+        run_probe=lambda: t.open_run,
     )  # fmt: skip
 
 
@@ -181,7 +191,11 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
         comp = read_record_at(info.path, offset)
         if comp is None or comp.get("type") != "compression":
             return None
-        seed = _kept_messages(conn, sess, info.path, list(comp.get("kept_message_ids") or []))
+        kept = _kept_messages(conn, sess, info.path, list(comp.get("kept_message_ids") or []),
+                              offset)  # fmt: skip
+        if kept is None:
+            return None
+        seed = kept
     first = first_record(info.path)
     t = fold((rec for _, rec in read_records(info.path, offset)), seed=seed)
     summary, view = t.model_view()
@@ -221,30 +235,46 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
         open_requests=[{"request_id": r[0], "run_id": r[1], "tool_calls": json.loads(r[2])}
                        for r in approvals if not r[3]],
         decided={r[0] for r in approvals if r[3]}, requests_seen={r[0] for r in approvals},
-        queued=[r[0] for r in queued], open_run=last_open_run(info.path), source="index",
-        known=known,
+        queued=[r[0] for r in queued], source="index", known=known,
+        run_probe=lambda: last_open_run(info.path),
     )  # fmt: skip
 
 
 def _kept_messages(
-    conn: sqlite3.Connection, sess: int, path: Path, kept: list[str]
-) -> list[dict[str, Any]]:
+    conn: sqlite3.Connection, sess: int, path: Path, kept: list[str], before: int
+) -> list[dict[str, Any]] | None:
     """The kept messages as the whole-log fold has them (index status and text win:
-    they carry every ``message_update`` before the compression)."""
-    if not kept:
-        return []
-    marks = ",".join("?" * len(kept))
-    rows = conn.execute(
-        f"SELECT id, byte_offset, status, text FROM messages WHERE sess = ? AND id IN ({marks}) "
-        "ORDER BY msg_seq",
-        (sess, *kept),
-    ).fetchall()
-    out, seen = [], set()
-    for mid, offset, status, text in rows:
+    they carry every ``message_update`` before the compression).
+
+    They are the last messages before the compression record at ``before`` (kept
+    is a suffix of what the model saw), so the index is walked back from the newest
+    message by ``msg_seq`` and stops once all are found: the cost is that of the
+    messages after the compression plus the kept ones. ``None`` when they are not
+    where they should be (the caller then reads the whole log).
+    """
+    wanted, found = set(kept), {}
+    cursor, passed, budget = 1 << 62, 0, 4 * len(kept) + 64
+    while wanted - set(found) and passed <= budget:
+        rows = conn.execute(
+            "SELECT msg_seq, id, byte_offset, status, text FROM messages WHERE sess = ? "
+            "AND msg_seq < ? ORDER BY msg_seq DESC LIMIT 256",
+            (sess, cursor),
+        ).fetchall()
+        if not rows:
+            break
+        for seq, mid, offset, status, text in rows:
+            if offset < before:
+                passed += 1
+                if mid in wanted:
+                    found[mid] = (seq, offset, status, text)  # the earliest copy wins
+        cursor = rows[-1][0]
+    if wanted - set(found):
+        return None
+    out = []
+    for _, offset, status, text in sorted(found.values()):
         rec = read_record_at(path, offset)
-        if mid in seen or rec is None or not isinstance(rec.get("message"), dict):
-            continue
-        seen.add(mid)
+        if rec is None or not isinstance(rec.get("message"), dict):
+            return None
         msg = dict(rec["message"])
         msg.setdefault("created_at", rec.get("timestamp"))
         msg["status"], msg["content"] = status, text

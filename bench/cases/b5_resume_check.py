@@ -1,0 +1,136 @@
+"""B5: ``resume-check`` of one long session with a compression 200 messages from the end.
+
+Two sizes (10 000 and 100 000 messages at full size) show that the cost does not
+grow with the messages before the last compression. Baseline: what a whole-file
+reader does — ``json.loads`` every line and fold the records into a plan.
+Ours, in-process: the log-only plan from the index plus the log's tail (what
+``mttui resume-check`` does when the session has no checkpoint). Then, in a
+fresh process each time, the whole command: without a checkpoint, and with one
+(the full form imports LangGraph to read it).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mttui.session.paths import ensure_dir, project_hash
+from mttui.session.reader import ReadStats
+from mttui.session.resume_check import check_session, plan_from_log
+from mttui.session.service import SessionService
+from mttui.session.transcript import fold
+
+from ..context import Context
+from ..textgen import message_text
+from ..timing import Row, fmt_time, median_time
+
+CASE = "B5"
+TAIL, KEPT = 200, 20
+LIMIT_S = 0.3
+
+
+def _write(root: Path, n: int) -> tuple[Path, Path, str]:
+    """A home with one session of ``n`` messages; the compression record comes
+    ``TAIL`` messages from the end and keeps the ``KEPT`` before it."""
+    home, project = root / "home", root / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    folder = ensure_dir(home / "history" / project_hash(project))
+    sid, rng = f"{n:012x}", random.Random(n)
+    path = folder / f"session-20260101-000000-{sid}.jsonl"
+    seq = 0
+
+    def line(type_: str, **fields: object) -> str:
+        nonlocal seq
+        seq += 1
+        rec = {"type": type_, "seq": seq, "timestamp": "2026-01-01T00:00:00.000Z",
+               "session_id": sid, **fields}  # fmt: skip
+        return json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(line("session_start", v=1, thread_id=f"thread-{sid}", project=str(project),
+                      provider="openai", model="bench", title=None))  # fmt: skip
+        for k in range(n):
+            if k == n - TAIL:
+                kept = [f"msg-{i:032x}" for i in range(k - KEPT, k)]
+                fh.write(line("compression", summary="<compressed_snapshot/>",
+                              removed_count=k - KEPT, kept_count=KEPT, kept_message_ids=kept,
+                              trigger="auto", tokens_before=1, tokens_after=1))  # fmt: skip
+            role = "user" if k % 2 == 0 else "assistant"
+            fh.write(line("transcript_message", message={
+                "id": f"msg-{k:032x}", "role": role, "content": message_text(rng, k),
+                "status": "sent"}))  # fmt: skip
+    return home, project, sid
+
+
+def _baseline(path: Path, sid: str) -> None:
+    records, stats = [], ReadStats()
+    with open(path, encoding="utf-8") as fh:
+        for raw in fh:
+            records.append(json.loads(raw))
+    plan_from_log(sid, fold(records), stats, checkpoint_found=False)
+
+
+def _checkpoint(home: Path, project: Path, sid: str) -> None:
+    """Give the session's thread a checkpoint holding its compressed view."""
+    from mttui.config import load_settings
+    from mttui.graph.runner import Runner
+
+    service = SessionService(home, project)
+    with service.open_writer(sid) as writer:
+        runner = Runner.for_service(service, writer, load_settings({"provider": "offline"}))
+        from mttui.graph.resume_apply import plan_for_runner, rebuild
+
+        _, facts = plan_for_runner(runner)
+        messages, _ = rebuild(facts)
+        runner.graph.update_state(runner.config, {"messages": messages, "stop_reason": "stopped"},
+                                  as_node="observation")  # fmt: skip
+        runner.close()
+
+
+def _fresh_process(home: Path, project: Path, sid: str, repeats: int) -> float:
+    import os
+
+    env = {**os.environ, "MTTUI_HOME": str(home)}
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "mttui.cli", "resume-check", sid, "--json"],
+                       cwd=project, env=env, check=True, capture_output=True)  # fmt: skip
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]
+
+
+def run(ctx: Context) -> list[Row]:
+    sizes = (10_000, 100_000) if ctx.size == "full" else (2_000, 20_000)
+    rows, mine, base = [], {}, {}
+    for n in sizes:
+        home, project, sid = _write(ctx.root / f"b5-{n}", n)
+        service = SessionService(home, project)
+        service.reindex()
+        path = service.resolve(sid).path
+        plan = check_session(service, sid)
+        assert plan.messages_in_view == 1 + KEPT + TAIL and plan.compression_used
+        base[n] = median_time(lambda p=path, s=sid: _baseline(p, s),  # type: ignore[misc]
+                              ctx.params["base_repeats"], warmup=0)
+        mine[n] = median_time(lambda v=service, s=sid: check_session(v, s),  # type: ignore[misc]
+                              ctx.params["repeats"] * 3)
+        rows.append(Row(f"B5 resume-check, {n:,} messages, in-process (no checkpoint)",
+                        fmt_time(base[n]), fmt_time(mine[n]), f"{base[n] / mine[n]:,.0f}×",
+                        f"≤ {fmt_time(LIMIT_S)}", mine[n] <= LIMIT_S))  # fmt: skip
+    small, big = sizes
+    growth, base_growth = mine[big] / mine[small], base[big] / base[small]
+    rows.append(Row(f"B5 cost growth {small:,} → {big:,} messages", f"{base_growth:.1f}×",
+                    f"{growth:.2f}×", "—", "independent (≤ 1.5×)", growth <= 1.5))  # fmt: skip
+    repeats = 5 if ctx.size == "full" else 1
+    log_only = _fresh_process(home, project, sid, repeats)
+    _checkpoint(home, project, sid)
+    full = _fresh_process(home, project, sid, repeats)
+    for label, took in (("no checkpoint", log_only), ("with checkpoint: LangGraph", full)):
+        rows.append(Row(f"B5 `mttui resume-check` {big:,} messages, fresh process ({label})",
+                        "—", fmt_time(took), "—", f"≤ {fmt_time(LIMIT_S)}",
+                        took <= LIMIT_S))  # fmt: skip
+    return rows

@@ -22,6 +22,7 @@ from mttui.session.log import dump_record
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
 
+PENDING = ["add", "edit", "move", "remove", "steer", "take", "read", "fail", "retry", "lost"]
 TEXTS = st.text(alphabet="abcXYZ 快速排序缓存\n\"'", max_size=30)
 
 RECORD = st.one_of(
@@ -29,7 +30,7 @@ RECORD = st.one_of(
     st.tuples(st.just("update"), st.integers(0, 20), st.one_of(st.none(), TEXTS)),
     st.tuples(st.just("approval"), st.integers(0, 3), st.booleans()),
     st.tuples(st.just("tool"), st.integers(0, 3), st.booleans()),
-    st.tuples(st.just("pending"), st.integers(0, 3), st.sampled_from(["add", "take", "remove"])),
+    st.tuples(st.just("pending"), st.integers(0, 3), st.sampled_from(PENDING)),
     st.tuples(st.just("session_update"), st.sampled_from(["title", "thread_id", "model"]), TEXTS),
     st.tuples(st.just("compression"), st.just(0), st.just(0)),
 )
@@ -66,10 +67,34 @@ def _fields(spec: tuple[Any, ...], n: int) -> tuple[str, dict[str, Any]]:
             return "tool_outcome", {"run_id": "x", "call_id": f"c{a}", "status": "success"}
         return "tool_dispatch", {"run_id": "x", "call_id": f"c{a}", "tool_name": "shell"}
     if kind == "pending":
-        return f"pending_{b}", {"item_id": f"p{a}", "mode": "queue", "text": "later"}
+        return _pending(b, a, n)
     if kind == "session_update":
         return "session_update", {a: b or "x"}
     return "compression", {"summary": "s", "removed_count": 1, "kept_count": 1}
+
+
+def _pending(kind: str, a: int, n: int) -> tuple[str, dict[str, Any]]:
+    """Pending-input records (session/pending.py), several items sharing ids on purpose."""
+    item, other = f"p{a}", f"p{(a + 1) % 4}"
+    if kind == "add":
+        return "pending_add", {"item_id": item, "mode": "queue", "text": f"later {n}"}
+    if kind == "edit":
+        return "pending_edit", {"item_id": item, "text": f"edited {n}"}
+    if kind == "move":
+        return "pending_move", {"item_id": item, "position": n % 4}
+    if kind == "steer":
+        msg = {"id": f"s{a}", "role": "user", "content": f"now {n}", "status": "pending"}
+        return "pending_steer", {"item_id": item, "mode": "steer", "text": f"now {n}",
+                                 "message": msg}
+    if kind == "take":
+        msg = {"id": f"q{n}", "role": "user", "content": "later", "status": "sent"}
+        return "pending_take", {"item_id": item, "run_id": "x", "message": msg}
+    if kind == "read":
+        return "pending_read", {"item_ids": [item, other], "run_id": "x",
+                                "message_ids": [f"s{a}", f"s{(a + 1) % 4}"]}
+    if kind == "lost":
+        return "message_update", {"message_id": f"s{a}", "status": "error", "error": "lost"}
+    return f"pending_{kind}", {"item_id": item, "error": "boom"}  # remove, fail, retry
 
 
 class World:

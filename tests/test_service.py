@@ -103,7 +103,8 @@ def test_status_badges_title_thread_and_counts(svc: SessionService) -> None:
         w.append("pending_add", item_id="q2", mode="queue", text="b")
         w.append("pending_add", item_id="q3", mode="queue", text="c")
         w.append("pending_add", item_id="s1", mode="steer", text="d")
-        w.append("pending_take", item_id="q1")
+        w.append("pending_take", item_id="q1",
+                 message={"id": "u3", "role": "user", "content": "a"})
         w.append("pending_remove", item_id="q2")
         w.append("compression", summary="s", removed_count=1, kept_count=1)
         w.append("session_update", thread_id="thread-2")
@@ -116,7 +117,7 @@ def test_status_badges_title_thread_and_counts(svc: SessionService) -> None:
     assert info.status.queued == 1
     assert info.compression_count == 1
     assert info.thread_id == "thread-2"
-    assert info.message_count == 2
+    assert info.message_count == 3  # a taken queue item is a user message (pending.md)
     assert info.updated_at == last["timestamp"]
     with svc.open_writer(sid) as w:
         w.append("approval_decision", request_id="r2", decisions={})

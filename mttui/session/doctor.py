@@ -24,6 +24,7 @@ from .delete import finish_delete
 from .index.ingest import rel_path, session_files, session_row
 from .models import DoctorReport
 from .paths import DIR_MODE, FILE_MODE
+from .pending import message_of
 from .reader import ReadStats, read_all
 from .records import parse_session_filename
 from .resume_check import checkpoint_threads, plan_from_log
@@ -91,11 +92,7 @@ def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]
             bad_modes.append(str(path))
             problems.append(_problem(sid, "permissions", f"{path.name} is not mode 0600"))
         row = indexed.pop(rel_path(layout, path), None)
-        messages = sum(
-            1
-            for r in records
-            if r.get("type") == "transcript_message" and isinstance(r.get("message"), dict)
-        )
+        messages = sum(1 for r in records if message_of(r) is not None)  # pending.md too
         if row is None:
             problems.append(_problem(sid, "not_indexed", "the log is missing from the index"))
         elif not row[4] and row[2] != messages:

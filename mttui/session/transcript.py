@@ -6,15 +6,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-# Queue items in these states still wait to run (pending.md); the index uses the same.
-QUEUED_STATES = ("waiting", "held", "needs_retry")
-_PENDING_STATE_BY_TYPE = {
-    "pending_take": "taken",
-    "pending_read": "read",
-    "pending_fail": "failed",
-    "pending_retry": "needs_retry",
-    "pending_held": "held",
-}
+from .pending import QUEUED_STATES, Lane, message_of, read_ids
+
+__all__ = ["QUEUED_STATES", "Transcript", "fold", "in_model_view"]
 
 
 def in_model_view(message: dict[str, Any]) -> bool:
@@ -46,14 +40,13 @@ class Transcript:
     has_start: bool = False
     requests_seen: set[str] = field(default_factory=set)
     dispatch_names: dict[str, str] = field(default_factory=dict)
-    # pending inputs: item id -> {"mode", "state"} (the index's projection, pending.md)
-    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # pending inputs (pending.md), folded as the index projects them
+    pending: Lane = field(default_factory=Lane)
     open_run: str | None = None  # run_id of a run_start without its run_end
 
     def queued_ids(self) -> list[str]:
         """Queue items that still wait to run (held after a restart)."""
-        return [i for i, p in self.pending.items()
-                if p["mode"] == "queue" and p["state"] in QUEUED_STATES]
+        return [i.id for i in self.pending.queue()]
 
     def model_view(self) -> tuple[str | None, list[dict[str, Any]]]:
         """``(summary, messages)`` the model sees: summary + kept + everything after."""
@@ -108,7 +101,7 @@ def fold(
         elif kind == "session_update" and rec.get("thread_id"):
             t.thread_id = rec["thread_id"]
             t.thread_ids.append(rec["thread_id"])
-        elif kind == "transcript_message" and isinstance(rec.get("message"), dict):
+        elif message_of(rec) is not None:  # also a steer, a taken queue item (pending.md)
             msg = dict(rec["message"])
             msg.setdefault("created_at", rec.get("timestamp"))
             if msg.get("id") in by_id:  # a duplicate append: keep the first
@@ -118,9 +111,10 @@ def fold(
         elif kind == "message_update":
             target = by_id.get(rec.get("message_id", ""))
             if target is not None:
-                for key in ("status", "content", "read_at"):
+                for key in ("status", "content", "read_at", "error"):
                     if key in rec:
                         target[key] = rec[key]
+            t.pending.apply(rec)
         elif kind == "compression":
             t.last_compression = rec
             t.after_compression_from = len(t.messages)
@@ -142,30 +136,28 @@ def fold(
             t.open_run = str(rec.get("run_id") or "")
         elif kind == "run_end":
             t.open_run = None
-        elif isinstance(kind, str) and kind.startswith("pending_"):
-            fold_pending(t.pending, rec)
+        if kind == "pending_read":
+            _move_read(t, by_id, rec)
+        if isinstance(kind, str) and kind.startswith("pending_"):
+            t.pending.apply(rec)
     return t
 
 
-def _item_id(rec: dict[str, Any]) -> str | None:
-    for key in ("item_id", "pending_id", "id"):
-        if isinstance(rec.get(key), str):
-            return str(rec[key])
-    return None
+def _move_read(t: Transcript, by_id: dict[str, dict[str, Any]], rec: dict[str, Any]) -> None:
+    """Steers taken by a run: read, and placed where the run read them (after the
+    assistant message they interrupted), as the index numbers them."""
+    for mid in read_ids(rec):
+        msg = by_id.get(mid)
+        if msg is None:
+            continue
+        for pos in range(len(t.messages) - 1, -1, -1):
+            if t.messages[pos] is msg:
+                del t.messages[pos]
+                if pos < t.after_compression_from:
+                    t.after_compression_from -= 1
+                break
+        msg["status"] = "sent"
+        if rec.get("read_at"):
+            msg["read_at"] = rec["read_at"]
+        t.messages.append(msg)
 
-
-def fold_pending(items: dict[str, dict[str, Any]], rec: dict[str, Any]) -> None:
-    """Apply one ``pending_*`` record the way the index projects it (index/apply.py)."""
-    item, kind = _item_id(rec), rec["type"]
-    if item is None:
-        return
-    if kind == "pending_remove":
-        items.pop(item, None)
-        return
-    if kind == "pending_add":
-        mode = "steer" if rec.get("mode") == "steer" else "queue"
-        items[item] = {"mode": mode, "state": "unread" if mode == "steer" else "waiting"}
-    state = rec.get("state") if isinstance(rec.get("state"), str) else None
-    state = state or _PENDING_STATE_BY_TYPE.get(kind)
-    if state and item in items:
-        items[item]["state"] = state

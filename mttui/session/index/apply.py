@@ -12,19 +12,14 @@ import re
 import sqlite3
 from typing import Any
 
+from ..pending import message_of, read_ids
 from ..records import iso_timestamp, parse_timestamp, title_from_text
+from .pending_rows import PendingProjection, move_to_end
 
 _CANON_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 PREVIEW_CHARS = 120
 # Pending states that still wait to run (pending.md); they make the "queued" badge.
 QUEUED_STATES = ("waiting", "held", "needs_retry")
-_PENDING_STATE_BY_TYPE = {
-    "pending_take": "taken",
-    "pending_read": "read",
-    "pending_fail": "failed",
-    "pending_retry": "needs_retry",
-    "pending_held": "held",
-}
 _EXTRA_KEYS = ("tool_calls", "tool_call_id", "name", "usage")
 
 
@@ -60,13 +55,6 @@ def preview_of(text: str, extra: dict[str, Any] | None) -> str:
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
 
-def _item_id(rec: dict[str, Any]) -> str | None:
-    for key in ("item_id", "pending_id", "id"):
-        if isinstance(rec.get(key), str):
-            return str(rec[key])
-    return None
-
-
 class SessionApplier:
     """Applies records of one session to its ``sessions`` row and child tables.
 
@@ -83,6 +71,7 @@ class SessionApplier:
         self._new: list[list[Any]] = []
         self._new_by_id: dict[str, list[Any]] = {}
         self._badges_dirty = False  # only approval/tool/pending records change badges
+        self._pending: PendingProjection | None = None
 
     # -- records ---------------------------------------------------------------
     def apply(self, offset: int, rec: dict[str, Any]) -> None:
@@ -161,6 +150,8 @@ class SessionApplier:
         text = content_text(rec["content"]) if "content" in rec else None
         if status is None and text is None:
             return
+        if status == "error":
+            self._project_pending(rec, ts)  # an unread steer that was never delivered
         new = self._new_by_id.get(mid)
         if new is not None:
             new[4] = status or new[4]
@@ -234,47 +225,23 @@ class SessionApplier:
         self.row["compression_offset"] = offset
 
     def _on_pending(self, offset: int, rec: dict[str, Any], ts: str) -> None:
-        """A simple projection of pending inputs (pending.md; the feature is provisional).
+        """Pending inputs (pending.md; ``session.pending``): a steer or a taken queue
+        item adds its user message; a steer batch read moves its messages here."""
+        if message_of(rec) is not None:
+            self._on_transcript_message(offset, rec, ts)
+        moved = read_ids(rec)
+        if moved:
+            self.flush()
+        for mid in moved:
+            text = move_to_end(self.conn, self.sess, mid, self.row["message_count"])
+            if text is not None:
+                self.row["last_message_preview"] = preview_of(text, None)
+        self._project_pending(rec, ts)
 
-        ``pending_add`` creates an item (queue: ``waiting``, steer: ``unread``);
-        ``pending_remove`` deletes it; ``pending_edit``/``pending_move`` change text
-        and position; other ``pending_*`` types set the state their name implies,
-        and an explicit ``state`` field always wins.
-        """
-        item = _item_id(rec)
-        if item is None:
-            return
-        kind = rec["type"]
-        if kind == "pending_remove":
-            self.conn.execute(
-                "DELETE FROM pending WHERE sess = ? AND item_id = ?", (self.sess, item)
-            )
-            return
-        if kind == "pending_add":
-            mode = "steer" if rec.get("mode") == "steer" else "queue"
-            self.conn.execute(
-                "INSERT OR REPLACE INTO pending (sess, item_id, mode, text, state, position, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    self.sess,
-                    item,
-                    mode,
-                    str(rec.get("text") or ""),
-                    "unread" if mode == "steer" else "waiting",
-                    rec.get("position"),
-                    ts,
-                ),
-            )
-        state = rec.get("state") if isinstance(rec.get("state"), str) else None
-        state = state or _PENDING_STATE_BY_TYPE.get(kind)
-        text = rec.get("text") if kind == "pending_edit" else None
-        position = rec.get("position") if kind == "pending_move" else None
-        if state or text is not None or position is not None:
-            self.conn.execute(
-                "UPDATE pending SET state = coalesce(?, state), text = coalesce(?, text), "
-                "position = coalesce(?, position) WHERE sess = ? AND item_id = ?",
-                (state, text, position, self.sess, item),
-            )
+    def _project_pending(self, rec: dict[str, Any], ts: str) -> None:
+        if self._pending is None:
+            self._pending = PendingProjection(self.conn, self.sess)
+        self._pending.apply(rec, ts)
 
     # -- writing ---------------------------------------------------------------
     def flush(self) -> None:

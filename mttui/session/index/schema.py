@@ -127,7 +127,28 @@ ALTER TABLE sessions ADD COLUMN compression_offset INTEGER NOT NULL DEFAULT 0;
 UPDATE sessions SET compression_offset = -1 WHERE compression_count > 0
 """
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_run_script(_V1), _run_script(_V2)]
+# v3: pending inputs as ``session.pending`` folds them (queue order, steer messages,
+# failures). Sessions projected by v1/v2 are dropped here and re-read from their logs
+# by the next catch-up (their ``pending_*`` records meant something else then).
+_V3 = """
+ALTER TABLE pending ADD COLUMN message_id TEXT;
+ALTER TABLE pending ADD COLUMN error TEXT;
+CREATE TEMP TABLE redo AS SELECT DISTINCT p.sess FROM pending p JOIN sessions s
+    ON s.sess = p.sess WHERE s.deleting = 0;
+INSERT INTO messages_fts (messages_fts, rowid, text)
+    SELECT 'delete', rid, text FROM messages WHERE sess IN (SELECT sess FROM redo);
+DELETE FROM messages WHERE sess IN (SELECT sess FROM redo);
+DELETE FROM approvals WHERE sess IN (SELECT sess FROM redo);
+DELETE FROM open_tools WHERE sess IN (SELECT sess FROM redo);
+DELETE FROM pending WHERE sess IN (SELECT sess FROM redo);
+DELETE FROM threads WHERE sess IN (SELECT sess FROM redo);
+DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo);
+DROP TABLE redo
+"""
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _run_script(_V1), _run_script(_V2), _run_script(_V3)
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 # Tables holding per-session rows (the surrogate key ``sess``), for deletes.

@@ -252,7 +252,8 @@ def _kept_messages(
     messages after the compression plus the kept ones. ``None`` when they are not
     where they should be (the caller then reads the whole log).
     """
-    wanted, found = set(kept), {}
+    wanted = set(kept)
+    found: dict[str, tuple[int, int, str, str]] = {}
     cursor, passed, budget = 1 << 62, 0, 4 * len(kept) + 64
     while wanted - set(found) and passed <= budget:
         rows = conn.execute(

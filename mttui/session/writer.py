@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,8 @@ class SessionWriter:
     """The one writer of a session. Appends are fsynced, then the index catches up.
 
     ``on_append`` (injected by the service) brings the index up to date with the
-    file right after each fsync — same process, same order (storage.md).
+    file right after each fsync — same process, same order (storage.md). Appends
+    are serialized: a run thread and the UI (a steer, a queue edit) may both write.
     """
 
     def __init__(
@@ -30,6 +32,7 @@ class SessionWriter:
         self.project = project
         self.project_hash = project_hash
         self._on_append = on_append
+        self._lock = threading.RLock()
 
     @property
     def session_id(self) -> str:
@@ -44,13 +47,14 @@ class SessionWriter:
         return self.append_many([(type_, fields)])[0]
 
     def append_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-        records = self.log.append_many(items)
-        for rec in records:
-            if rec["type"] == "session_update" and rec.get("thread_id"):
-                self.thread_id = rec["thread_id"]
-        if self._on_append is not None:
-            self._on_append(self.log.path)
-        return records
+        with self._lock:
+            records = self.log.append_many(items)
+            for rec in records:
+                if rec["type"] == "session_update" and rec.get("thread_id"):
+                    self.thread_id = rec["thread_id"]
+            if self._on_append is not None:
+                self._on_append(self.log.path)
+            return records
 
     def close(self) -> None:
         self.log.close()

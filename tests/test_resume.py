@@ -135,9 +135,8 @@ def test_corrupt_lines_and_held_queue_items(home: Path, project: Path) -> None:
         fh.write(b"{not json at all\n")
         for seq, rec in enumerate([
             {"type": "pending_add", "item_id": "q1", "mode": "queue", "text": "later"},
-            {"type": "pending_add", "item_id": "q2", "mode": "queue", "text": "taken"},
-            {"type": "pending_take", "item_id": "q2"},
-            {"type": "pending_add", "item_id": "s1", "mode": "steer", "text": "now"},
+            {"type": "pending_add", "item_id": "q2", "mode": "queue", "text": "dropped"},
+            {"type": "pending_remove", "item_id": "q2"},
         ], start=100):  # fmt: skip
             fh.write(dump_record({**rec, "seq": seq, **base}))
     SessionService(home, project).catch_up()

@@ -67,7 +67,9 @@ def test_index_plan_equals_whole_log_plan(make_runner: Any, home: Path, project:
     list(compressed.compact())
     list(compressed.run("!echo after > after.txt"))  # awaiting approval after the compression
     _raw(compressed.writer, {"type": "tool_dispatch", "call_id": "call_z", "tool_name": "shell"},
-         {"type": "pending_add", "item_id": "q1", "mode": "queue", "text": "later"})
+         {"type": "pending_add", "item_id": "q1", "mode": "queue", "text": "later"},
+         {"type": "pending_add", "item_id": "q2", "mode": "queue", "text": "sooner"},
+         {"type": "pending_move", "item_id": "q2", "position": 1})
     with open(compressed.writer.path, "ab") as fh:
         fh.write(b"garbage\n")
     chained = make_runner(auto_compress=False)

@@ -210,7 +210,7 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
     )
     queued = ids(
         "SELECT item_id FROM pending WHERE sess = ? AND mode = 'queue' AND state IN "
-        f"({','.join('?' * len(QUEUED_STATES))}) ORDER BY rowid",
+        f"({','.join('?' * len(QUEUED_STATES))}) ORDER BY position IS NULL, position, rowid",
         *QUEUED_STATES,
     )
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -216,24 +215,8 @@ class ChatScreen(Screen[None]):
                pending: ev.ApprovalRequested | None = None) -> None:
         """Run events until the run ends, asking for approvals on the way (worker thread)."""
         worker = get_current_worker()
-        events: Iterator[ev.RunEvent] | None = start()
-        while events is not None:
-            request, end = pending, None
-            pending = None
-            for event in events:
-                self.post_message(RunEventMessage(event))
-                if isinstance(event, ev.ApprovalRequested):
-                    request = event
-                elif isinstance(event, ev.RunEnded):
-                    end = event
-            events = None
-            if request is not None and (end is None or end.status == "awaiting_approval"):
-                decision = self._ask(request, worker)
-                if decision is None:
-                    return
-                events = self.chat.events("answer_approval", decision.request_id,
-                                          decision.decisions, reason=decision.reason,
-                                          remember=decision.remember)()
+        self.chat.drive(start, emit=lambda event: self.post_message(RunEventMessage(event)),
+                        ask=lambda request: self._ask(request, worker), pending=pending)
 
     def _ask(self, request: ev.ApprovalRequested, worker: Any) -> ApprovalDecision | None:
         diffs = self.chat.diffs(request)
@@ -341,15 +324,7 @@ class ChatScreen(Screen[None]):
     def on_unmount(self) -> None:
         """The app is exiting without :meth:`shutdown` (e.g. ``app.exit()``): stop the
         run, give it a moment to record its end, then close the session."""
-        runner = self.chat.runner
-        if runner is None and self.chat.writer is None:
-            return
-        if runner is not None:
-            runner.stop()
         if self._answer is not None and not self._answer.done():
             self._answer.set_result(None)
-        deadline = time.monotonic() + 5
-        while runner is not None and runner.busy and time.monotonic() < deadline:
-            time.sleep(0.02)
         with contextlib.suppress(Exception):
-            self.chat.close()
+            self.chat.close(wait=5.0)

@@ -5,11 +5,12 @@ Every method blocks (files, SQLite, LangGraph) and is called from thread workers
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from mttui.graph.events import ApprovalRequested, RunEvent
+from mttui.graph.events import ApprovalRequested, RunEnded, RunEvent
 from mttui.session.lock import SessionLocked
 from mttui.session.models import SessionInfo
 from mttui.session.records import title_from_text
@@ -94,6 +95,31 @@ class ChatSession:
         """A deferred call of a runner generator (``run``, ``answer_approval``, ``compact``)."""
         return lambda: getattr(self.runner, what)(*args, **kw)
 
+    def drive(self, start: Callable[[], Iterator[RunEvent]], *,
+              emit: Callable[[RunEvent], None],
+              ask: Callable[[ApprovalRequested], Any],
+              pending: ApprovalRequested | None = None) -> None:
+        """Pass a run's events to ``emit`` until it ends; when it waits for an approval,
+        ``ask`` for a decision (``None``: leave it pending) and go on with the answer."""
+        events: Iterator[RunEvent] | None = start()
+        while events is not None:
+            request, end = pending, None
+            pending = None
+            for event in events:
+                emit(event)
+                if isinstance(event, ApprovalRequested):
+                    request = event
+                elif isinstance(event, RunEnded):
+                    end = event
+            events = None
+            if request is not None and (end is None or end.status == "awaiting_approval"):
+                decision = ask(request)
+                if decision is None:
+                    return
+                events = self.runner.answer_approval(
+                    decision.request_id, decision.decisions, reason=decision.reason,
+                    remember=decision.remember)
+
     def diffs(self, request: ApprovalRequested) -> dict[str, str]:
         """Diff previews of the file-changing calls of an approval request."""
         try:
@@ -112,8 +138,16 @@ class ChatSession:
                 out[str(call.get("call_id"))] = diff
         return out
 
-    def close(self) -> None:
-        """Leave the session cleanly: ``session_end``, checkpoint db and lock released."""
+    def close(self, wait: float = 0.0) -> None:
+        """Leave the session cleanly: ``session_end``, checkpoint db and lock released.
+
+        ``wait``: stop a run first and give it that long to record its end."""
+        runner = self.runner
+        if runner is not None and wait:
+            runner.stop()
+            deadline = time.monotonic() + wait
+            while runner.busy and time.monotonic() < deadline:
+                time.sleep(0.02)
         try:
             if self.runner is not None:
                 self.runner.end_session()

@@ -16,21 +16,23 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker
 
 from mttui.session.models import HistoryPage
 
-from .history_items import MARKER_KINDS, Item, Marker, items_from_rows, join_results, markers_in
+from . import history_nav as nav
+from .history_items import Item, Marker
 from .history_render import Palette, make_console, render_item
+from .history_window import HistoryWindow, page_items
 from .workers import report_worker_error
 
 Pager = Callable[..., HistoryPage]
 
 
-class HistoryView(ScrollView, can_focus=True):
+class HistoryView(HistoryWindow, ScrollView, can_focus=True):
     """Messages of one session, newest at the bottom."""
 
     DEFAULT_CSS = """
@@ -57,20 +59,15 @@ class HistoryView(ScrollView, can_focus=True):
         Binding("end", "newest", "Newest", show=False, id="history.newest"),
     ]
     PAGE = 50
-    MAX_ITEMS = 300
     GUTTER = 2
 
     def __init__(self, pager: Pager, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.pager = pager
         self.markers: list[Marker] = []
-        self.items: list[Item] = []
+        self._init_window()
         self._offsets: list[int] = []
         self._total = 0
-        self.oldest_seq = 0
-        self.newest_seq = 0
-        self.has_more = False
-        self.has_newer = False
         self.fetching = False
         self.selected: Item | None = None
         self.highlight_seq: int | None = None
@@ -120,13 +117,6 @@ class HistoryView(ScrollView, can_focus=True):
             self.items.remove(item)
             self._reflow(follow=follow)
 
-    def select(self, item: Item) -> None:
-        """Select ``item`` and scroll it into view."""
-        if item in self.items:
-            self.selected = item
-            self._reveal(item)
-            self.refresh()
-
     def find(self, predicate: Callable[[Item], bool]) -> Item | None:
         return next((it for it in reversed(self.items) if predicate(it)), None)
 
@@ -152,15 +142,7 @@ class HistoryView(ScrollView, can_focus=True):
             except Exception:
                 self.app.call_from_thread(self._failed, generation)
                 raise
-            rows = page.messages
-            lo = rows[0].seq if rows else 1
-            hi = rows[-1].seq if rows else 0
-            mine = markers_in(markers, lo, hi, first=not page.has_more,
-                              last=not page.has_newer)
-            items = items_from_rows(rows, mine)
-            console = make_console(width)
-            for item in items:
-                render_item(item, width, palette, console)
+            items = page_items(page, markers, width, palette)
             self.app.call_from_thread(self._apply, how, generation, page, items, focus, top)
 
         self.run_worker(work, thread=True, group="history", name="loading history",
@@ -176,73 +158,28 @@ class HistoryView(ScrollView, can_focus=True):
         self.fetching = False
         if generation != self._generation:
             return
-        rows = page.messages
         if how == "replace":
-            expanded = {it.key for it in self.items if it.expanded}
-            for item in items:
-                if item.key in expanded:
-                    item.expanded = True
-                    item.invalidate()
-            if not page.has_newer and rows:  # live notices are not in the log: keep them
-                items = keep_notices(items, [it for it in self.items if it.kind == "notice"
-                                             and it.seq >= rows[0].seq])
-            self.items = items
-            self.oldest_seq = rows[0].seq if rows else 0
-            self.newest_seq = rows[-1].seq if rows else 0
-            self.has_more, self.has_newer = page.has_more, page.has_newer
+            self._replace_items(page, items)
             self.selected = self._item_of(focus) if focus is not None else None
             self._reflow(follow=focus is None and not top)
             if focus is not None and self.selected is not None:
                 self._center(self.selected)
             elif top:
                 self.scroll_to(y=0, animate=False, immediate=True, force=True)
-        elif how == "older":
-            anchor = self.items[0] if self.items else None
-            before = self._offsets[0] if self._offsets else 0
-            self.items = join_results(items + self.items)
-            self.has_more = page.has_more
-            if rows:
-                self.oldest_seq = rows[0].seq
-            self._trim(end=True)
-            self._reflow(follow=False)
-            if anchor is not None and anchor in self.items:
-                delta = self._offset_of(anchor) - before
-                self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True, force=True)
+            self.call_after_refresh(self._check_paging)
+            return
+        anchor = (self.items[0] if how == "older" else self.items[-1]) if self.items else None
+        before = self._offset_of(anchor) if anchor is not None else 0
+        if how == "older":
+            self._prepend_items(page, items)
+            moved = True
         else:
-            anchor = self.items[-1] if self.items else None
-            before = self._offset_of(anchor) if anchor is not None else 0
-            self.items = join_results(self.items + items)
-            self.has_newer = page.has_newer
-            if rows:
-                self.newest_seq = rows[-1].seq
-            removed = self._trim(end=False)
-            self._reflow(follow=False)
-            if removed and anchor is not None and anchor in self.items:
-                delta = self._offset_of(anchor) - before
-                self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True, force=True)
+            moved = self._append_items(page, items) > 0
+        self._reflow(follow=False)
+        if moved and anchor is not None and anchor in self.items:
+            delta = self._offset_of(anchor) - before
+            self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True, force=True)
         self.call_after_refresh(self._check_paging)
-
-    def _trim(self, *, end: bool) -> int:
-        """Drop items beyond ``MAX_ITEMS`` at the newest (``end``) or oldest end."""
-        extra = len(self.items) - self.MAX_ITEMS
-        if extra <= 0:
-            return 0
-        if end:
-            cut = self.items[-extra - 1].last_seq
-            while self.items and self.items[-1].seq > cut:
-                self.items.pop()
-            self.newest_seq = max(it.last_seq for it in self.items)
-            self.has_newer = True
-            return extra
-        cut = self.items[extra].seq
-        keep = 0
-        while keep < len(self.items) and (self.items[keep].last_seq < cut
-                                          or self.items[keep].kind in MARKER_KINDS):
-            keep += 1
-        del self.items[:keep]
-        self.oldest_seq = self.items[0].seq if self.items else cut
-        self.has_more = True
-        return keep
 
     def _check_paging(self) -> None:
         if self.fetching or not self.items and not self.has_more:
@@ -282,9 +219,6 @@ class HistoryView(ScrollView, can_focus=True):
     def _offset_of(self, item: Item) -> int:
         return self._offsets[self.items.index(item)]
 
-    def _item_of(self, seq: int) -> Item | None:
-        return next((it for it in self.items if it.seq == seq or it.result_seq == seq), None)
-
     def _center(self, item: Item) -> None:
         top = self._offset_of(item)
         height = self.scrollable_content_region.height
@@ -312,12 +246,8 @@ class HistoryView(ScrollView, can_focus=True):
         self._reflow(follow=self.at_bottom)
 
     def _resolve_palette(self) -> None:
-        def get(name: str) -> Style:
-            return self.get_component_rich_style(f"history--{name}", partial=True)
-
-        self._palette = Palette(user=get("user"), assistant=get("assistant"), tool=get("tool"),
-                                dim=get("dim"), ok=get("ok"), error=get("error"),
-                                warning=get("warning"), rule=get("dim"))
+        self._palette = Palette.resolve(
+            lambda name: self.get_component_rich_style(f"history--{name}", partial=True))
 
     def _item_at(self, line: int) -> Item | None:
         if not self.items or line < 1:
@@ -347,10 +277,10 @@ class HistoryView(ScrollView, can_focus=True):
             hl = self.highlight_seq
             if hl is not None and (item.seq == hl or item.result_seq == hl):
                 hit = self.get_component_rich_style("history--hit")
-                gutter = Strip([_seg("▌ ", hit)])
+                gutter = Strip([Segment("▌ ", hit)])
                 strip = strip.apply_style(Style(bgcolor=hit.bgcolor))
             elif item is self.selected and self.has_focus:
-                gutter = Strip([_seg("▌ ", self.get_component_rich_style("history--cursor"))])
+                gutter = Strip([Segment("▌ ", self.get_component_rich_style("history--cursor"))])
         return Strip.join([gutter, strip]).apply_style(base).crop_extend(
             scroll_x, scroll_x + width, base)
 
@@ -364,64 +294,27 @@ class HistoryView(ScrollView, can_focus=True):
             text = "↑ older messages load as you scroll · home jumps to the start"
         else:
             text = "── start of the session ──" if self.items else "(no messages yet)"
-        return Strip([_seg("  " + text, dim)]).apply_style(base).crop_extend(0, width, base)
+        return Strip([Segment("  " + text, dim)]).apply_style(base).crop_extend(0, width, base)
 
     # -- keys and mouse -------------------------------------------------------
-    def action_select(self, step: int) -> None:
-        if not self.items:
-            return
-        if self.selected not in self.items:
-            self.selected = self._item_at(int(self.scroll_y) + (
-                self.scrollable_content_region.height - 1 if step < 0 else 1))
-        else:
-            assert self.selected is not None
-            i = self.items.index(self.selected) + step
-            self.selected = self.items[max(min(i, len(self.items) - 1), 0)]
-        if self.selected is not None:
-            top = self._offset_of(self.selected)
-            region = Region(0, top, 1, max(self.selected.body, 1))
-            self.scroll_to_region(region, animate=False, immediate=True, force=True)
-            if step < 0 and self.items.index(self.selected) == 0:
-                self.scroll_to(y=0, animate=False, immediate=True, force=True)
-        self.refresh()
+    def select(self, item: Item) -> None:
+        """Select ``item`` and scroll it into view."""
+        nav.select(self, item)
 
-    def _reveal(self, item: Item) -> None:
-        top = self._offset_of(item)
-        region = Region(0, top, 1, max(min(item.body, self.scrollable_content_region.height), 1))
-        self.scroll_to_region(region, animate=False, immediate=True, force=True)
+    def action_select(self, step: int) -> None:
+        nav.step(self, step)
 
     def action_expand(self) -> None:
-        item = self.selected
-        if item is not None and item.expandable:
-            item.expanded = not item.expanded
-            self._render_item(item)
-            self._reflow(follow=False)
+        nav.toggle(self)
 
     def action_oldest(self) -> None:
-        if self.has_more:
-            self.load_oldest()
-        else:
-            self.scroll_to(y=0, animate=False, immediate=True, force=True)
+        nav.oldest(self)
 
     def action_newest(self) -> None:
-        if self.has_newer:
-            self.highlight_seq = None
-            self.load_newest()
-        else:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+        nav.newest(self)
 
     def on_click(self, event: events.Click) -> None:
-        line = int(self.scroll_y) + event.y
-        if line < 1 or line >= self._total:
-            return
-        item = self._item_at(line)
-        if item is None:
-            return
-        if item is self.selected or item.expandable:
-            self.selected = item
-            self.action_expand()
-        self.selected = item
-        self.refresh()
+        nav.click(self, event.y)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         report_worker_error(self, event)
@@ -431,18 +324,3 @@ class HistoryView(ScrollView, can_focus=True):
 
     def on_blur(self) -> None:
         self.refresh()
-
-
-def keep_notices(items: list[Item], notices: list[Item]) -> list[Item]:
-    """``items`` with ``notices`` put back after the last item of their seq."""
-    out = list(items)
-    for notice in notices:
-        at = len(out)
-        while at > 0 and out[at - 1].seq > notice.seq:
-            at -= 1
-        out.insert(at, notice)
-    return out
-
-
-def _seg(text: str, style: Style) -> Segment:
-    return Segment(text, style)

@@ -8,6 +8,7 @@ All model and tool text goes through :func:`literal` first, and is wrapped in
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console, Group, RenderableType
@@ -45,6 +46,13 @@ class Palette:
     error: Style = Style(color="red")
     warning: Style = Style(color="yellow")
     rule: Style = Style(dim=True)
+
+    @classmethod
+    def resolve(cls, get: Callable[[str], Style]) -> Palette:
+        """The palette from the view's component styles (``history--user`` …)."""
+        return cls(user=get("user"), assistant=get("assistant"), tool=get("tool"),
+                   dim=get("dim"), ok=get("ok"), error=get("error"), warning=get("warning"),
+                   rule=get("dim"))
 
 
 def make_console(width: int) -> Console:

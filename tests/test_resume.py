@@ -125,6 +125,17 @@ def test_approval_without_a_recoverable_interrupt(home: Path, project: Path) -> 
     assert _resumed(evs)[0] == "transcript"
     assert not any(e["event"] == "approval_request" for e in evs)
     assert not (project / "runs.txt").exists()  # closed as cancelled, never run
+    decision = [r for r in log_records(_log(home, project, sid))
+                if r["type"] == "approval_decision"]  # fmt: skip
+    assert [d["request_id"] for d in decision] == [_request_id(home, project, sid)]
+    again = check(home, project, sid)  # the stale request is closed: execution from now on
+    assert (again["mode"], codes(again)) == ("execution", [])
+    assert _exec(home, project, "--resume", sid) and not (project / "runs.txt").exists()
+
+
+def _request_id(home: Path, project: Path, sid: str) -> str:
+    recs = log_records(_log(home, project, sid))
+    return str(next(r["request_id"] for r in recs if r["type"] == "approval_request"))
 
 
 def test_corrupt_lines_and_held_queue_items(home: Path, project: Path) -> None:

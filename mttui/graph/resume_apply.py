@@ -79,6 +79,7 @@ def resume_session(runner: Runner) -> ResumeOutcome:
         _apply_execution(runner, plan, facts, out)
     else:
         _apply_transcript(runner, plan, facts, out)
+    _close_stale_requests(runner, plan, facts, out)
     if facts.open_run is not None:  # the process died inside this run
         status = "awaiting_approval" if plan.pending_approval else "interrupted"
         runner.writer.append("run_end", run_id=facts.open_run, status=status)
@@ -192,6 +193,23 @@ def _apply_transcript(runner: Runner, plan: ResumePlan, facts: LogFacts,
     )  # fmt: skip
     runner.writer.append("session_update", thread_id=thread_id)
     out.wrote = True
+
+
+STALE_REASON = "not asked again: the resumed session holds no such pending approval"
+
+
+def _close_stale_requests(runner: Runner, plan: ResumePlan, facts: LogFacts,
+                          out: ResumeOutcome) -> None:
+    """Approval requests the log leaves open but nothing will ask again (the calls were
+    closed instead) are decided ``deny``, so no later check finds them open."""
+    pending = (plan.pending_approval or {}).get("request_id")
+    for req in facts.open_requests:
+        if req.get("request_id") == pending:
+            continue
+        calls = {c.get("call_id"): "deny" for c in req.get("tool_calls") or []}
+        runner.writer.append("approval_decision", request_id=req.get("request_id"),
+                             decisions=calls, reason=STALE_REASON)  # fmt: skip
+        out.wrote = True
 
 
 def _already_recorded(runner: Runner) -> bool:

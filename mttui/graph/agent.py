@@ -21,6 +21,7 @@ from langgraph.types import interrupt
 
 from mttui.session.records import new_id
 
+from . import pending_node as steers
 from .compression import make_node
 from .journal import Journal
 from .messages import assert_paired, new_message_id, to_record
@@ -59,6 +60,7 @@ class GraphContext:
     compression_threshold: float = 0.5
     auto_compress: bool = True
     compress_failures: int = 0
+    steers: Any = None  # pending inputs whose Steers join at safe boundaries (pending_node)
 
 
 def make_context(
@@ -102,7 +104,7 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
             return {"stop_reason": "step_limit", "step_count": steps}
         messages = list(state.get("messages", []))
         assert_paired(messages)  # before EVERY model call; raises, never repairs
-        sent = [SystemMessage(content=ctx.system_prompt), *messages]
+        sent = [SystemMessage(content=ctx.system_prompt), *steers.merge_user_turns(messages)]
         result = call_model(ctx.model, sent, ctx.stop, emit, base_url=ctx.base_url)
         if result.error is not None:
             # display-only: the error line goes to the transcript, not to the model
@@ -245,13 +247,13 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
         if state.get("stop_reason"):
             return END
         last = state["messages"][-1] if state.get("messages") else None
-        return "tool_routing" if getattr(last, "tool_calls", None) else END
+        return "tool_routing" if getattr(last, "tool_calls", None) else steers.route(ctx, END)
 
     def after_routing(state: AgentState) -> str:
         return "human_approval" if state.get("needs_human_approval") else "tool_execution"
 
     def after_observation(state: AgentState) -> str:
-        return END if state.get("stop_reason") else "compression"
+        return END if state.get("stop_reason") else steers.route(ctx, "compression")
 
     g = StateGraph(AgentState)
     g.add_node("compression", make_node(ctx))  # auto compression before each model call
@@ -260,13 +262,15 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
     g.add_node("human_approval", human_approval)
     g.add_node("tool_execution", tool_execution)
     g.add_node("observation", observation)
+    g.add_node(steers.NODE, steers.make_node(ctx))  # Steers typed during the run
     g.add_edge(START, "compression")
     g.add_edge("compression", "reasoning")
-    g.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", END])
+    g.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", steers.NODE, END])
     g.add_conditional_edges("tool_routing", after_routing, ["human_approval", "tool_execution"])
     g.add_edge("human_approval", "tool_execution")
     g.add_edge("tool_execution", "observation")
-    g.add_conditional_edges("observation", after_observation, ["compression", END])
+    g.add_conditional_edges("observation", after_observation, ["compression", steers.NODE, END])
+    g.add_conditional_edges(steers.NODE, steers.after, ["compression", END])
     return g.compile(checkpointer=checkpointer)
 
 

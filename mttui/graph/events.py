@@ -94,6 +94,14 @@ class Notice:
     text: str
 
 
+@dataclass(frozen=True)
+class PendingChanged:
+    """Pending inputs changed during a run (steers read, a queue item taken or back at
+    the head); the lane is read again from ``pending_runtime.PendingInputs``."""
+
+    reason: str = ""
+
+
 RunEvent = (
     RunStarted
     | TextDelta
@@ -106,4 +114,5 @@ RunEvent = (
     | UsageUpdated
     | RunEnded
     | Notice
+    | PendingChanged
 )

@@ -79,6 +79,7 @@ class Runner:
         # the pending approval as of our last run (saves a full state load per turn)
         self._pending: ApprovalRequested | None = None
         self._pending_known = False
+        self.steers: Any = None  # see attach_steers
 
     @classmethod
     def for_service(
@@ -117,6 +118,7 @@ class Runner:
             grace=self.grace,
         )
         self._ctx.compress_failures = failures  # the circuit breaker survives a model switch
+        self._ctx.steers = self.steers
         self._saver = open_saver(self.checkpoints_path)
         self._graph = build_graph(self._ctx, self._saver)
 
@@ -179,22 +181,39 @@ class Runner:
 
     def run(self, text: str, *, message_id: str | None = None) -> Iterator[RunEvent]:
         """One user turn. Raises :class:`ApprovalPendingError` while an approval waits."""
+        from .messages import new_message_id
+
+        user = {"id": message_id or new_message_id(), "role": "user", "content": text,
+                "status": "sent"}  # fmt: skip
+        yield from self.run_messages([user], ("transcript_message", {"message": user}))
+
+    def run_messages(
+        self, users: list[dict[str, Any]], record: tuple[str, dict[str, Any]]
+    ) -> Iterator[RunEvent]:
+        """A turn on user messages that ``record`` writes (with ``run_start``, one fsync):
+        ``transcript_message``, or a pending input's ``pending_take``/``pending_read``
+        (``pending_runtime``). Nothing is written before the first event is yielded."""
         self._begin()
         from .agent import user_input
-        from .messages import new_message_id
+        from .pending_node import steer_message
 
         self.prepare()
         if self.pending_approval() is not None:
             raise ApprovalPendingError("an approval is pending: answer it before sending more")
         run_id = new_id("run")
-        mid = message_id or new_message_id()
-        user = {"id": mid, "role": "user", "content": text, "status": "sent"}
+        graph_input = user_input(str(users[0]["content"]), str(users[0]["id"]), run_id)
+        if record[0] == "pending_read":  # a batch of Steers: the model gets them as one
+            graph_input["messages"] = [steer_message(u) for u in users]
         self.journal.stats.turns += 1
-        head: list[tuple[str, dict[str, Any]]] = [
-            ("run_start", {"run_id": run_id}),
-            ("transcript_message", {"message": user}),
-        ]
-        yield from self._drive(user_input(text, mid, run_id), run_id, head, [MessageAdded(user)])
+        head: list[tuple[str, dict[str, Any]]] = [("run_start", {"run_id": run_id}), record]
+        yield from self._drive(graph_input, run_id, head, [MessageAdded(u) for u in users])
+
+    def attach_steers(self, source: Any) -> None:
+        """The pending inputs whose Steers the graph takes at its safe boundaries
+        (``pending_runtime.PendingInputs``: ``waiting()``, ``take(emit)``)."""
+        self.steers = source
+        if self._ctx is not None:
+            self._ctx.steers = source
 
     def answer_approval(
         self,

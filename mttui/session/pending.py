@@ -8,7 +8,7 @@ all use :class:`Lane`, so they agree on every state. Records (docs/formats.md)::
     pending_move   item_id, position                1-based place among the waiting items
     pending_remove item_id                          gone (a queue item, or a failed steer)
     pending_steer  item_id, mode=steer, text, message   a steer and its user message (unread)
-    pending_take   item_id, run_id, message         a queue item becomes this user message
+    pending_take   item_id, message                 a queue item becomes this user message
     pending_read   item_ids, message_ids, run_id, read_at   a batch of steers taken
     pending_fail   item_id, error                   queue: back to the head, needs_retry;
                                                     steer: failed (not delivered)
@@ -23,9 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .errors import MttuiError
+from .reader import iter_lines, parse_line
 
 CAPACITY = 10
 # Queue items that still wait to run (``held`` is only ever an overlay of ``waiting``).
@@ -233,3 +235,15 @@ class Lane:
         if item.id not in self.order:
             raise PendingError(f"queue item {item.id} was already taken ({item.state})")
         return item
+
+
+def read_lane(path: Path) -> Lane:
+    """The lane of a session log; only pending and message-update lines are parsed."""
+    lane = Lane()
+    for _, raw, complete in iter_lines(path):
+        head = raw[:40]
+        if complete and (b'"type":"pending_' in head or b'"type":"message_update"' in head):
+            rec = parse_line(raw)
+            if rec is not None:
+                lane.apply(rec)
+    return lane

@@ -1,0 +1,281 @@
+"""Pending inputs of one open session at run time: Queue, Steer, the hold and the drain.
+
+Usage (the TUI and ``mttui queue``; every method may block on an fsync)::
+
+    pending = PendingInputs(runner)          # items found now are held (pending.md)
+    pending.add("then run the tests")        # Queue (capacity 10: PendingError)
+    pending.steer("use pytest -x")           # Steer while a run is busy
+    pending.resume_queue()                   # the user's "Resume queue"
+    for events in pending.drain():           # one drain per session; Steer first
+        for event in events: ...             # a run's events (approvals as usual)
+
+The runner's graph takes Steers at its safe boundaries through :meth:`waiting`
+and :meth:`take` (``pending_node``). Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from mttui.session.pending import NOT_DELIVERED, Item, Lane, PendingError, read_lane
+from mttui.session.records import iso_timestamp, new_id
+
+from .events import MessageAdded, Notice, PendingChanged, RunEvent
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+__all__ = ["PendingError", "PendingInputs"]
+
+
+class PendingInputs:
+    """The lane of one session opened for writing by this process (thread-safe)."""
+
+    def __init__(self, runner: Runner, *, hold: bool = True) -> None:
+        self.runner = runner
+        self.writer = runner.writer
+        self.lane: Lane = read_lane(self.writer.path)
+        # pending.md "after a restart": what exists now waits for Resume queue, and
+        # steers a previous process accepted but never ran are not delivered.
+        self.held: set[str] = {i.id for i in self.lane.queue()} if hold else set()
+        self._stale: set[str] = {i.id for i in self.lane.unread()}
+        self._lock = threading.RLock()
+        self._draining = threading.Lock()
+        self._taking: str | None = None
+        runner.attach_steers(self)
+
+    # -- views -------------------------------------------------------------------
+    def items(self) -> list[dict[str, Any]]:
+        """Active items as ``queue list --json`` shows them (held overlaid, stale
+        steers shown as failed before that is written)."""
+        with self._lock:
+            out = []
+            for item in self.lane.active():
+                row = item.as_json(self.lane.position(item.id), item.id in self.held)
+                if item.id in self._stale and item.state == "unread":
+                    row.update(state="failed", error=NOT_DELIVERED)
+                out.append(row)
+            return out
+
+    def read_steers(self) -> list[Item]:
+        """Steers already taken (receipts the UI may still show)."""
+        with self._lock:
+            return self.lane.steers("read")
+
+    @property
+    def is_held(self) -> bool:
+        with self._lock:
+            return any(i.id in self.held for i in self.lane.queue())
+
+    # -- restart -----------------------------------------------------------------
+    def settle(self) -> None:
+        """Write what the restart rules imply (before this process writes anything
+        else): stale unread steers become ``error`` messages, never replayed."""
+        with self._lock:
+            stale = [i for i in self.lane.unread() if i.id in self._stale]
+            self._stale.clear()
+            if not stale:
+                return
+            recs = self.writer.append_many(
+                ("message_update", {"message_id": i.message_id, "status": "error",
+                                    "error": NOT_DELIVERED})
+                for i in stale
+            )  # fmt: skip
+            for rec in recs:
+                self.lane.apply(rec)
+
+    # -- the user's operations ---------------------------------------------------
+    def _write(self, type_: str, **fields: Any) -> dict[str, Any]:
+        rec = self.writer.append(type_, **fields)
+        self.lane.apply(rec)
+        return rec
+
+    def add(self, text: str) -> Item:
+        """Queue ``text`` at the tail; refused beyond the capacity (nothing written)."""
+        if not text.strip():
+            raise PendingError("an empty text cannot be queued")
+        with self._lock:
+            self.lane.check_add()
+            self.settle()
+            rec = self._write("pending_add", item_id=new_id("pend"), mode="queue", text=text)
+            return self.lane.items[rec["item_id"]]
+
+    def steer(self, text: str) -> Item:
+        """Accept a Steer: one record that is also its (unread) user message."""
+        if not text.strip():
+            raise PendingError("an empty text cannot be sent")
+        from .messages import new_message_id
+
+        with self._lock:
+            self.settle()
+            msg = {"id": new_message_id(), "role": "user", "content": text, "status": "pending"}
+            rec = self._write("pending_steer", item_id=new_id("pend"), mode="steer", text=text,
+                              message=msg)  # fmt: skip
+            return self.lane.items[rec["item_id"]]
+
+    def _editable(self, item_id: str) -> Item:
+        item = self.lane.editable(item_id)
+        if item.id == self._taking:
+            raise PendingError(f"queue item {item.id} is being sent right now")
+        return item
+
+    def edit(self, item_id: str, text: str) -> Item:
+        if not text.strip():
+            raise PendingError("a queued text cannot be empty (remove the item instead)")
+        with self._lock:
+            item = self._editable(item_id)
+            self.settle()
+            self._write("pending_edit", item_id=item.id, text=text)
+            return item
+
+    def move(self, item_id: str, position: int) -> Item:
+        with self._lock:
+            item = self._editable(item_id)
+            count = len(self.lane.order)
+            if not 1 <= position <= count:
+                raise PendingError(f"position must be between 1 and {count}")
+            self.settle()
+            self._write("pending_move", item_id=item.id, position=position)
+            return item
+
+    def remove(self, item_id: str) -> Item:
+        """Delete a queue item not yet taken, or dismiss a failed steer."""
+        with self._lock:
+            item = self.lane.get(item_id)
+            if item is None or item.mode != "steer" or item.state != "failed":
+                item = self._editable(item_id)
+            self.settle()
+            self._write("pending_remove", item_id=item.id)
+            self.held.discard(item.id)
+            return item
+
+    def retry(self, item_id: str) -> None:
+        """A needs-retry queue item may run again (at the head)."""
+        with self._lock:
+            item = self._editable(item_id)
+            self.held.discard(item.id)
+            if item.state == "needs_retry":
+                self.settle()
+                self._write("pending_retry", item_id=item.id)
+
+    def resume_queue(self) -> None:
+        """The user's "Resume queue": nothing is held, needs-retry items run again."""
+        with self._lock:
+            self.held.clear()
+            for item in self.lane.queue():
+                if item.state == "needs_retry" and item.id != self._taking:
+                    self.settle()
+                    self._write("pending_retry", item_id=item.id)
+
+    def pause_queue(self) -> None:
+        """Hold every waiting item (in memory, like after a restart)."""
+        with self._lock:
+            self.held = {i.id for i in self.lane.queue()}
+
+    # -- the graph's side (pending_node) --------------------------------------------
+    def _ours(self) -> list[Item]:
+        return [i for i in self.lane.unread() if i.id not in self._stale]
+
+    def waiting(self) -> bool:
+        with self._lock:
+            return bool(self._ours())
+
+    def take(self, emit: Callable[[Any], None], run_id: str | None = None) -> list[dict[str, Any]]:
+        """Take every unread Steer as one batch (one ``pending_read`` record); emits the
+        messages (now read) and returns them for the graph."""
+        with self._lock:
+            items = self._ours()
+            if not items:
+                return []
+            msgs = [self._message(i) for i in items]
+            self._write("pending_read", item_ids=[i.id for i in items],
+                        message_ids=[m["id"] for m in msgs], run_id=run_id,
+                        read_at=iso_timestamp())  # fmt: skip
+        for msg in msgs:
+            emit(MessageAdded(msg))
+        emit(PendingChanged("steers read"))
+        return msgs
+
+    @staticmethod
+    def _message(item: Item) -> dict[str, Any]:
+        return {"id": item.message_id, "role": "user", "content": item.text, "status": "sent"}
+
+    # -- draining ------------------------------------------------------------------
+    def drain(self, *, stop: Callable[[], bool] | None = None) -> Iterator[Iterator[RunEvent]]:
+        """Runs to do while idle, one after the other: unread Steers first (one batch),
+        then the queue head unless held or needing a retry. Only one drain at a time
+        per session (a second one yields nothing). ``stop()`` ends it between runs."""
+        if not self._draining.acquire(blocking=False):
+            return
+        try:
+            while stop is None or not stop():
+                run = self.next_run()
+                if run is None:
+                    return
+                yield run
+        finally:
+            self._draining.release()
+
+    def next_run(self) -> Iterator[RunEvent] | None:
+        """The next run of the drain, or ``None`` (nothing to do, or an approval waits)."""
+        with self._lock:
+            steers = self._ours()
+            queue = self.lane.queue()
+            head = queue[0] if queue else None
+            if not steers and (head is None or head.id in self.held or head.state != "waiting"):
+                return None
+        if self.runner.busy or self._approval_waits():
+            return None
+        with self._lock:
+            self.settle()
+            if steers:
+                msgs = [self._message(i) for i in steers]
+                rec = ("pending_read", {"item_ids": [i.id for i in steers],
+                                        "message_ids": [m["id"] for m in msgs],
+                                        "read_at": iso_timestamp()})  # fmt: skip
+                return self._start(msgs, rec, steers)
+            assert head is not None
+            from .messages import new_message_id
+
+            self._taking = head.id
+            user = {"id": new_message_id(), "role": "user", "content": head.text,
+                    "status": "sent"}  # fmt: skip
+            return self._start([user], ("pending_take", {"item_id": head.id, "message": user}),
+                               [head])  # fmt: skip
+
+    def _approval_waits(self) -> bool:
+        try:
+            return self.runner.pending_approval() is not None
+        except Exception:  # e.g. no model: the run fails and says why, the item stays
+            return False
+
+    def _start(self, users: list[dict[str, Any]], record: tuple[str, dict[str, Any]],
+               items: list[Item]) -> Iterator[RunEvent]:
+        """A run whose first record is ``record``; a failure before it is written
+        sends the items back (queue: head, needs_retry; steers: not delivered)."""
+        events = self.runner.run_messages(users, record)
+        try:
+            first = next(events)
+        except Exception as exc:  # nothing was written: the input is not lost
+            self._not_started(items, str(exc) or type(exc).__name__)
+            yield Notice("error", f"not sent: {str(exc) or type(exc).__name__}")
+            yield PendingChanged("not sent")
+            return
+        finally:
+            self._taking = None
+        with self._lock:
+            self.lane.apply({"type": record[0], **record[1]})
+        yield PendingChanged("taken")
+        yield first
+        yield from events
+
+    def _not_started(self, items: list[Item], error: str) -> None:
+        with self._lock:
+            for item in items:
+                if item.mode == "queue":
+                    self._write("pending_fail", item_id=item.id, error=error)
+                else:
+                    self._write("message_update", message_id=item.message_id,
+                                status="error", error=f"not delivered: {error}")  # fmt: skip

@@ -50,7 +50,7 @@ def merge_user_turns(messages: list[Any]) -> list[Any]:
 
     out: list[Any] = []
     for msg in messages:
-        prev = out[-1] if out else None
+        prev: Any = out[-1] if out else None
         if (_steer(msg) and _steer(prev) and isinstance(msg.content, str)
                 and isinstance(prev.content, str)):
             out[-1] = HumanMessage(content=f"{prev.content}\n\n{msg.content}", id=prev.id)

@@ -42,6 +42,11 @@ async def send(pilot, text: str) -> None:
     await pilot.press("enter")
 
 
+def tear(path) -> None:
+    with open(path, "ab") as fh:
+        fh.write(b'{"type":"transcript_message","seq":4')
+
+
 def kinds(service: SessionService, sid: str) -> list[str]:
     return [r["type"] for r in service.records(sid)[0]]
 
@@ -187,13 +192,24 @@ async def test_reading_writes_nothing_and_the_first_send_resumes(
     from test_tui_support import msg, write_session
 
     sid = write_session(service, "Old", [msg("user", "earlier", 1), msg("assistant", "ok", 2)])
-    before = kinds(service, sid)
+    path = service.get(sid).path
+    tear(path)  # a torn tail, left alone by readers
+    before, raw = kinds(service, sid), path.read_bytes()
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:  # open it, page it, leave it: no write
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+    assert path.read_bytes() == raw
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         chat = app.screen
         assert isinstance(chat, ChatScreen) and chat.state == "idle"
-        assert kinds(service, sid) == before  # opened, paged, nothing written
+        assert path.read_bytes() == raw
         await send(pilot, "continue please")
         await wait_for(pilot, lambda: chat.state == "idle" and "run_end" in kinds(service, sid))
         await settle(pilot)
@@ -203,3 +219,18 @@ async def test_reading_writes_nothing_and_the_first_send_resumes(
         text = screen_text(app)
         assert "Resumed (transcript)" in text and "continue please" in text
     assert kinds(service, sid)[-1] == "session_end"
+
+
+async def test_a_session_written_elsewhere_opens_read_only(service: SessionService) -> None:
+    from test_tui_support import msg, write_session
+
+    sid = write_session(service, "Busy", [msg("user", "hello", 1)])
+    with service.open_writer(sid):  # another writer holds the lock
+        app = make_app(service, open_session=sid)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            chat = app.screen
+            assert isinstance(chat, ChatScreen) and chat.state == "read-only"
+            assert chat.query_one(PromptArea).disabled
+            assert "read-only" in screen_text(app) and "hello" in screen_text(app)
+    assert kinds(service, sid)[-1] == "transcript_message"  # nothing was written

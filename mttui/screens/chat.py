@@ -124,12 +124,15 @@ class ChatScreen(Screen[None]):
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
         self.app.call_from_thread(self._opened, scan_markers(info.path))
-        if not self.chat.open_for_writing():
+        if not self.chat.writable():
             self.app.call_from_thread(self._read_only)
             return
         if info.status.awaiting_approval or info.status.interrupted_tools:
             # Something to repair or to ask: resume now. Otherwise reading writes
             # nothing, and the resume is applied right before the first send.
+            if not self.chat.open_for_writing():
+                self.app.call_from_thread(self._read_only)
+                return
             pending = self._resume()
             if pending is not None:
                 self.app.call_from_thread(self._ask_again, pending)
@@ -167,10 +170,13 @@ class ChatScreen(Screen[None]):
     def _answer_pending(self, pending: ev.ApprovalRequested) -> None:
         self._drive(lambda: iter(()), pending)
 
-    def _read_only(self) -> None:
+    def _read_only(self, unsent: str = "") -> None:
         self._set_state("read-only", note=self.chat.read_only or "")
         self._bar("read-only")
-        self.query_one(PromptArea).disabled = True
+        prompt = self.query_one(PromptArea)
+        if unsent:
+            prompt.text = unsent  # nothing typed is lost
+        prompt.disabled = True
         self.notify(self.chat.read_only or "read-only", title="Session is read-only",
                     severity="warning")
 
@@ -202,9 +208,12 @@ class ChatScreen(Screen[None]):
 
     @work(thread=True, group="run", exit_on_error=False, name="run")
     def _send(self, text: str) -> None:
-        if self.chat.writer is None:
+        if self.chat.info is None:
             self.chat.create(text)
             self.app.call_from_thread(self._bar)
+        elif not self.chat.open_for_writing():
+            self.app.call_from_thread(self._read_only, text)
+            return
         elif not self.chat.resumed:
             pending = self._resume()
             if pending is not None:  # answer what was pending first, then send

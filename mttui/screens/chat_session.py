@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mttui.graph.events import ApprovalRequested, RunEnded, RunEvent
-from mttui.session.lock import SessionLocked
+from mttui.session.lock import SessionLocked, holder_pid
 from mttui.session.models import SessionInfo
 from mttui.session.records import title_from_text
 from mttui.session.writer import SessionWriter
@@ -57,9 +57,24 @@ class ChatSession:
         self.info = self.service.get(session_id)
         return self.info
 
-    def open_for_writing(self) -> bool:
-        """Take the session's write lock and build its runner; ``False`` if locked."""
+    def writable(self) -> bool:
+        """Whether no other process writes the session (a read-only probe of its lock)."""
         assert self.info is not None
+        pid = holder_pid(Path(self.info.path))
+        if pid is not None and self.writer is None:
+            holder = f"process {pid}" if pid > 0 else "another process"
+            self.read_only = f"open for writing in {holder}"
+            return False
+        return True
+
+    def open_for_writing(self) -> bool:
+        """Take the write lock and build the runner (once); ``False`` if locked.
+
+        Only done when something will be written: reading a session leaves its
+        file untouched."""
+        assert self.info is not None
+        if self.writer is not None:
+            return True
         try:
             self.writer = self.service.open_writer(self.info.id)
         except SessionLocked as exc:
@@ -150,7 +165,8 @@ class ChatSession:
                 time.sleep(0.02)
         try:
             if self.runner is not None:
-                self.runner.end_session()
+                if self.resumed:  # only a session that was written to gets its end
+                    self.runner.end_session()
                 self.runner.close()
         finally:
             self.runner = None

@@ -60,15 +60,21 @@ def choose_cut(messages: list[Any], keep_budget: int) -> Cut | None:
     """The largest recent part worth at most ``keep_budget`` tokens that can be kept,
     or ``None`` when nothing older than what must be kept exists.
 
-    Before the latest request only whole user turns are cut; inside the current
-    turn any safe point is. When nothing fits, only the latest request is kept.
+    Before the latest request only whole user turns are cut; inside the current,
+    unfinished turn any safe point is. When nothing fits, the latest request is kept
+    with as little as possible after it.
     """
     requests = [i for i, m in enumerate(messages) if is_request(m)]
     if not requests:
         return None
     last = requests[-1]
     points = safe_points(messages)
-    candidates = [p for p in points if (p <= last and is_request(messages[p])) or p > last]
+    # Inside the current turn only while it is unfinished (a long tool loop); a cut
+    # right after the request keeps what a cut before it keeps: not a candidate.
+    tail = messages[-1]
+    finished = tail.type == "ai" and not getattr(tail, "tool_calls", None)
+    candidates = [p for p in points if (p <= last and is_request(messages[p]))
+                  or (p > last + 1 and not finished)]  # fmt: skip
     if not candidates:
         return None
 

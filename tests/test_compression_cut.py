@@ -1,0 +1,80 @@
+"""Where compression cuts, over generated conversations (hypothesis): never inside a
+tool exchange, never a tool message first, the latest request always kept, the
+kept part within the budget whenever a cut allows it, pieces that pair up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from mttui.graph.compress_cut import choose_cut, chunks, is_request, safe_points
+from mttui.graph.messages import assert_paired
+from mttui.graph.tokens import estimate_tokens
+
+# a conversation: turns of (request size, [steps: number of parallel calls, 0 = answer])
+turns = st.lists(
+    st.tuples(st.integers(1, 400), st.lists(st.integers(0, 3), min_size=0, max_size=6)),
+    min_size=1, max_size=6,
+)  # fmt: skip
+
+
+def build(spec: list[tuple[int, list[int]]], summary: bool) -> list[Any]:
+    out: list[Any] = []
+    if summary:
+        out.append(HumanMessage("[Summary]\n" + "s" * 80, id="summary-0"))
+    n = 0
+    for size, steps in spec:
+        n += 1
+        out.append(HumanMessage(f"request {n} " + "r" * size, id=f"u{n}"))
+        for calls in steps:
+            n += 1
+            if not calls:
+                out.append(AIMessage("answer " + "a" * 60, id=f"a{n}"))
+                continue
+            ids = [f"call_{n}_{k}" for k in range(calls)]
+            out.append(AIMessage("", id=f"a{n}", tool_calls=[
+                {"id": c, "name": "shell", "args": {"command": "ls"}} for c in ids]))
+            out += [ToolMessage("o" * 200, tool_call_id=c, id=f"t{c}") for c in ids]
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(turns, st.booleans(), st.integers(0, 600))
+def test_cuts_are_safe(spec: list[tuple[int, list[int]]], summary: bool, budget: int) -> None:
+    messages = build(spec, summary)
+    cut = choose_cut(messages, budget)
+    last = [m for m in messages if is_request(m)][-1]
+    if cut is None:
+        return
+    kept, older = cut.kept, cut.older
+    assert kept and kept[0].type != "tool"
+    assert any(m is last for m in kept), "the latest request must be kept"
+    lifted = any(m is last for m in older)
+    assert kept[0] is last or not lifted, "a lifted request comes first in the kept part"
+    assert_paired(kept)  # no call without its result, no result without its call
+    assert_paired(older)
+    assert cut.removed == sum(1 for m in older if m.id != "summary-0" and m is not last)
+    assert cut.removed > 0
+    # whole messages only, in order: older then kept (minus a lifted request) is everything
+    rest = kept[1:] if lifted else kept
+    assert older + rest == messages
+    # the largest part that fits: one more safe point earlier would not fit
+    if estimate_tokens(kept) <= budget:
+        start = len(older)
+        earlier = [p for p in safe_points(messages) if p < start and is_request(messages[p])]
+        if earlier:
+            assert estimate_tokens(messages[earlier[-1]:]) > budget
+
+
+@settings(max_examples=200, deadline=None)
+@given(turns, st.integers(60, 500))
+def test_pieces_pair_up_and_keep_the_order(spec: list[tuple[int, list[int]]], size: int) -> None:
+    messages = build(spec, True)
+    pieces = chunks(messages, size)
+    assert [m.id for p in pieces for m in p] == [m.id for m in messages]
+    for piece in pieces:
+        assert piece[0].type != "tool"
+        assert_paired(piece)

@@ -136,25 +136,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _queue_parser(p: argparse.ArgumentParser) -> None:
     qs = p.add_subparsers(dest="queue_command", metavar="ACTION", required=True)
-    q = qs.add_parser("list")
-    q.add_argument("session", metavar="S")
-    q.add_argument("--json", action="store_true")
-    q = qs.add_parser("add")
-    q.add_argument("session", metavar="S")
-    q.add_argument("text")
-    q = qs.add_parser("edit")
-    q.add_argument("session", metavar="S")
+
+    def action(name: str) -> argparse.ArgumentParser:  # common options after the action too
+        q = qs.add_parser(name)
+        _common(q, suppress=True)
+        q.add_argument("session", metavar="S")
+        return q
+
+    action("list").add_argument("--json", action="store_true")
+    action("add").add_argument("text")
+    q = action("edit")
     q.add_argument("id")
     q.add_argument("text")
-    q = qs.add_parser("move")
-    q.add_argument("session", metavar="S")
+    q = action("move")
     q.add_argument("id")
     q.add_argument("position", type=int)
-    q = qs.add_parser("remove")
-    q.add_argument("session", metavar="S")
-    q.add_argument("id")
-    q = qs.add_parser("resume")
-    q.add_argument("session", metavar="S")
+    action("remove").add_argument("id")
+    q = action("resume")
     q.add_argument("--approve", choices=["ask", "all", "none"], default="ask")
     q.add_argument("--json", action="store_true")
 
@@ -232,9 +230,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .cli_compact import cmd_compact
 
         return cmd_compact(args, service)
-    from . import cli_read
+    from . import cli_queue, cli_read
 
-    handler = getattr(cli_read, "cmd_" + command.replace("-", "_"), None)
+    module = cli_queue if command == "queue" else cli_read
+    handler = getattr(module, "cmd_" + command.replace("-", "_"), None)
     if handler is None:
         print(f"mttui: '{command}' is not available yet", file=sys.stderr)
         return EXIT_FAILED

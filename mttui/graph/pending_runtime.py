@@ -2,7 +2,7 @@
 
 Usage (the TUI and ``mttui queue``; every method may block on an fsync)::
 
-    pending = PendingInputs(runner)          # items found now are held (pending.md)
+    pending = PendingInputs(writer, runner)  # items found now are held (pending.md)
     pending.add("then run the tests")        # Queue (capacity 10: PendingError)
     pending.steer("use pytest -x")           # Steer while a run is busy
     pending.resume_queue()                   # the user's "Resume queue"
@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 from mttui.session.pending import NOT_DELIVERED, Item, Lane, PendingError, read_lane
 from mttui.session.records import iso_timestamp, new_id
 
-from .events import MessageAdded, Notice, PendingChanged, RunEvent
+from .events import MessageAdded, Notice, PendingChanged, RunEnded, RunEvent
 
 if TYPE_CHECKING:
+    from mttui.session.writer import SessionWriter
+
     from .runner import Runner
 
 __all__ = ["PendingError", "PendingInputs"]
@@ -33,9 +35,10 @@ __all__ = ["PendingError", "PendingInputs"]
 class PendingInputs:
     """The lane of one session opened for writing by this process (thread-safe)."""
 
-    def __init__(self, runner: Runner, *, hold: bool = True) -> None:
-        self.runner = runner
-        self.writer = runner.writer
+    def __init__(self, writer: SessionWriter, runner: Runner | None = None, *,
+                 hold: bool = True) -> None:
+        self.writer = writer
+        self._runner = runner
         self.lane: Lane = read_lane(self.writer.path)
         # pending.md "after a restart": what exists now waits for Resume queue, and
         # steers a previous process accepted but never ran are not delivered.
@@ -44,20 +47,21 @@ class PendingInputs:
         self._lock = threading.RLock()
         self._draining = threading.Lock()
         self._taking: str | None = None
-        runner.attach_steers(self)
+        if runner is not None:
+            runner.attach_steers(self)
+
+    @property
+    def runner(self) -> Runner:
+        if self._runner is None:
+            raise PendingError("this session is not open for running")
+        return self._runner
 
     # -- views -------------------------------------------------------------------
     def items(self) -> list[dict[str, Any]]:
         """Active items as ``queue list --json`` shows them (held overlaid, stale
         steers shown as failed before that is written)."""
         with self._lock:
-            out = []
-            for item in self.lane.active():
-                row = item.as_json(self.lane.position(item.id), item.id in self.held)
-                if item.id in self._stale and item.state == "unread":
-                    row.update(state="failed", error=NOT_DELIVERED)
-                out.append(row)
-            return out
+            return self.lane.view(self.held, self._stale)
 
     def read_steers(self) -> list[Item]:
         """Steers already taken (receipts the UI may still show)."""
@@ -269,7 +273,10 @@ class PendingInputs:
             self.lane.apply({"type": record[0], **record[1]})
         yield PendingChanged("taken")
         yield first
-        yield from events
+        for event in events:
+            if isinstance(event, RunEnded) and event.status == "error":
+                self.pause_queue()  # a broken model must not use up the whole queue
+            yield event
 
     def _not_started(self, items: list[Item], error: str) -> None:
         with self._lock:

@@ -119,6 +119,18 @@ class Lane:
         """What a lane shows: the queue in order, then unread and failed steers."""
         return self.queue() + self.steers("unread", "failed")
 
+    def view(self, held: set[str] | frozenset[str] = frozenset(),
+             stale: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+        """Active items as ``queue list --json`` shows them: ``held`` waiting items are
+        shown held, ``stale`` unread steers (a previous process's) as failed."""
+        out = []
+        for item in self.active():
+            row = item.as_json(self.position(item.id), item.id in held)
+            if item.id in stale and item.state == "unread":
+                row.update(state="failed", error=NOT_DELIVERED)
+            out.append(row)
+        return out
+
     def get(self, item_id: str) -> Item | None:
         """An item by id or by a unique id prefix (``queue edit S 3f2a``)."""
         if item_id in self.items:

@@ -2,9 +2,12 @@
 
 The offline model recognises :data:`COMPRESS_MARKER` and answers with a
 ``<compressed_snapshot>`` built from the messages it was given.
+:func:`snapshot_markdown` turns that shape into Markdown for display.
 """
 
 from __future__ import annotations
+
+import re
 
 COMPRESS_MARKER = "[mttui:compress-history]"
 
@@ -40,3 +43,21 @@ def compress_request(instructions: str | None = None) -> str:
     if not instructions:
         return COMPRESS_SYSTEM_PROMPT
     return f"{COMPRESS_SYSTEM_PROMPT}\n\nAdditional instructions: {instructions.strip()}"
+
+
+_TAG = re.compile(r"[ \t]*<(/?)([a-z_]+)>[ \t]*\n?")
+
+
+def snapshot_markdown(summary: str) -> str:
+    """A ``<compressed_snapshot>`` as Markdown (a bold title per section), for display;
+    other text (a model that answered in Markdown) is returned unchanged."""
+
+    def tag(m: re.Match[str]) -> str:
+        closing, name = m.group(1), m.group(2)
+        if name == "compressed_snapshot":
+            return ""
+        if name not in SNAPSHOT_SECTIONS:
+            return m.group(0)
+        return "\n\n" if closing else f"\n\n**{name.replace('_', ' ').capitalize()}**\n\n"
+
+    return re.sub(r"\n{3,}", "\n\n", _TAG.sub(tag, summary)).strip()

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.strip import Strip
 
+from ..graph.compress_prompt import snapshot_markdown
 from .history_items import Item
 from .text import full_args, literal, short_args, tokens
 
@@ -150,7 +151,7 @@ def compression_block(item: Item, pal: Palette) -> RenderableType:
         head.append(f"  · {d['trigger']}", style=pal.dim)
     if not item.expanded:
         return head
-    summary = literal(item.text) or "(no summary)"
+    summary = snapshot_markdown(literal(item.text)) or "(no summary)"
     return Group(head, Padding(Markdown(summary, hyperlinks=False), (0, 0, 0, 2)))
 
 

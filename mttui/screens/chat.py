@@ -224,8 +224,20 @@ class ChatScreen(Screen[None]):
                pending: ev.ApprovalRequested | None = None) -> None:
         """Run events until the run ends, asking for approvals on the way (worker thread)."""
         worker = get_current_worker()
-        self.chat.drive(start, emit=lambda event: self.post_message(RunEventMessage(event)),
-                        ask=lambda request: self._ask(request, worker), pending=pending)
+        compressed: list[ev.Compressed] = []
+
+        def emit(event: ev.RunEvent) -> None:
+            if isinstance(event, ev.Compressed):
+                compressed.append(event)
+            self.post_message(RunEventMessage(event))
+
+        try:
+            self.chat.drive(start, emit=emit, ask=lambda request: self._ask(request, worker),
+                            pending=pending)
+        finally:
+            if compressed and self.chat.info is not None:  # kept by the resync after the run
+                self.app.call_from_thread(self.history.set_markers,
+                                          scan_markers(self.chat.info.path))
 
     def _ask(self, request: ev.ApprovalRequested, worker: Any) -> ApprovalDecision | None:
         diffs = self.chat.diffs(request)

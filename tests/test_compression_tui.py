@@ -1,0 +1,68 @@
+"""Compression in the chat screen (offline model): ``ctrl+k`` compacts, the history
+shows one collapsed item that expands to the summary, the status bar counts it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from test_tui_support import (  # noqa: F401 - fixtures by name
+    SIZE,
+    make_app,
+    screen_text,
+    service_fixture,
+    settings,
+    settle,
+)
+
+from mttui.screens.chat import ChatScreen
+from mttui.session.service import SessionService
+from mttui.widgets.history import HistoryView
+from mttui.widgets.prompt import PromptArea
+from mttui.widgets.status import StatusBar
+
+
+async def _until(pilot: Any, condition: Any, limit: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit
+    while not condition():
+        assert loop.time() < end, "condition not reached"
+        await pilot.pause(0.05)
+
+
+async def test_ctrl_k_compacts_and_the_item_expands(service: SessionService) -> None:
+    app = make_app(service, open_browser=False, settings=settings(auto_compress=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        assert isinstance(chat, ChatScreen)
+        for i in range(4):
+            prompt = chat.query_one(PromptArea)
+            prompt.focus()
+            prompt.text = f"question {i}: how does the parser handle token kinds of width {i}?"
+            await pilot.press("enter")
+            await _until(pilot, lambda: chat.state == "idle" and chat.chat.writer is not None)
+            await settle(pilot)
+        status = chat.query_one(StatusBar)
+        assert status.compressions == 0
+        await pilot.press("ctrl+k")
+        await _until(pilot, lambda: status.compressions == 1 and chat.state == "idle")
+        await settle(pilot)
+        sid = chat.chat.session_id
+        assert sid is not None
+        rec = [r for r in service.records(sid)[0] if r["type"] == "compression"]
+        assert len(rec) == 1 and rec[0]["trigger"] == "manual"
+        text = screen_text(app)
+        assert f"compressed {rec[0]['removed_count']} messages — " in text
+        assert "compressions 1" in text
+        view = chat.query_one(HistoryView)
+        item = view.find(lambda it: it.kind == "compression")
+        assert item is not None and not item.expanded
+        assert "Current goal" not in screen_text(app)  # collapsed: one line
+        view.select(item)
+        view.action_expand()
+        await settle(pilot)
+        view.scroll_to(y=view.max_scroll_y, animate=False, immediate=True, force=True)
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "Current goal" in shown and "<current_goal>" not in shown

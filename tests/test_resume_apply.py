@@ -14,7 +14,8 @@ from mttui.graph.resume_plan import check_resume, refine
 from mttui.session.log import dump_record
 from mttui.session.reader import read_all
 from mttui.session.resume_check import plan_from_facts
-from mttui.session.resume_facts import index_facts, open_index, read_facts, resolve
+from mttui.session.resume_facts import index_facts, read_facts
+from mttui.session.resume_lookup import open_index, resolve
 from mttui.session.service import SessionService
 
 LONG = "please remember this detail about the parser module. " * 12

@@ -21,7 +21,10 @@ from test_compression_support import (  # noqa: F401 - fixture by name
 
 from mttui.graph.compression import SUMMARY_HEADER, is_summary
 from mttui.graph.events import Compressed, Notice
+from mttui.graph.resume_plan import check_resume
+from mttui.session.reader import read_all
 from mttui.session.service import SessionService
+from mttui.session.transcript import fold
 
 PROMPT = "Read notes.txt twelve times and tell me what changed."
 
@@ -76,6 +79,14 @@ def test_long_tool_loop_is_compressed_mid_run_at_safe_points(
     view = _view(runner)
     assert is_summary(view[0]) and not any(is_summary(m) for m in view[1:])
     assert view[1].type == "human" and view[1].content == PROMPT
+    # the log tells the same view (the request kept in front of the recent steps)
+    summary, logged_view = fold(read_all(runner.writer.path)[0]).model_view()
+    assert summary == comps[-1]["summary"]
+    assert [m["id"] for m in logged_view] == [m.id for m in view[1:]]
+    plan = check_resume(SessionService(home, project).layout,
+                        runner.writer.project_hash, runner.writer.session_id)
+    assert (plan.mode, plan.compression_used, plan.warnings) == ("execution", True, [])
+    assert plan.messages_in_view == len(view)
     # the history still pages through every original message
     service = SessionService(home, project)
     sid = runner.writer.session_id

@@ -4,6 +4,7 @@ the index-based plan equals the whole-log plan, the id comparison, idempotent ap
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +193,22 @@ def test_history_mismatch_and_incomplete_transcript(
     runner.writer.append("transcript_message", message={
         "id": "msg-err", "role": "assistant", "content": "run failed", "status": "error"})
     assert check_resume(layout, phash, sid).warnings[0].ids == ["msg-log-only"]
+
+
+def test_an_unreadable_checkpoint_is_treated_as_missing(
+    make_runner: Any, home: Path, project: Path
+) -> None:
+    runner = make_runner()
+    list(runner.run("hello"))
+    conn = sqlite3.connect(runner.checkpoints_path)
+    conn.execute("UPDATE checkpoints SET checkpoint = x'c1c1c1'")
+    conn.commit()
+    conn.close()
+    layout = SessionService(home, project).layout
+    plan = check_resume(layout, runner.writer.project_hash, runner.writer.session_id)
+    assert plan.mode == "transcript" and plan.refusal["code"] == "checkpoint_not_found"
+    assert "cannot be read" in plan.refusal["message"]
+    runner.close()
+    outcome = resume_session(runner)
+    assert outcome.mode == "transcript"
+    assert list(runner.run("go on"))[-1].status == "completed"

@@ -28,7 +28,7 @@ from mttui.session.transcript import in_model_view
 from .events import ApprovalRequested
 from .messages import from_record, new_message_id, to_record
 from .repair import CANCELLED_TEXT, INTERRUPTED_TEXT, open_tool_calls
-from .resume_plan import refine
+from .resume_plan import refine, unreadable
 
 if TYPE_CHECKING:
     from .runner import Runner
@@ -62,7 +62,12 @@ def plan_for_runner(runner: Runner) -> tuple[ResumePlan, LogFacts]:
     """The full plan of the runner's session (the runner holds its lock)."""
     w = runner.writer
     facts = facts_for_path(w.path, w.session_id, w.project_hash)
-    state = runner.graph.get_state(runner.config) if facts.thread_id else None
+    try:
+        state = runner.graph.get_state(runner.config) if facts.thread_id else None
+    except MttuiError:  # no model configured, …: a one-line error for the user
+        raise
+    except Exception as exc:  # an unreadable checkpoint: the transcript is rebuilt
+        return unreadable(plan_from_facts(facts, checkpoint_found=True), facts, exc), facts
     plan = plan_from_facts(facts, checkpoint_found=bool(state and state.values))
     if plan.mode == "execution":
         plan = refine(plan, facts, state)

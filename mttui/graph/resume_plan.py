@@ -132,9 +132,22 @@ def read_only_graph(db_path: Path) -> Iterator[Any]:
 def refine_from_checkpoint(plan: ResumePlan, facts: LogFacts, layout: Layout) -> ResumePlan:
     """:func:`refine` with the state read from the project's checkpoint database."""
     db = layout.checkpoints_path(facts.project_hash)
-    with read_only_graph(db) as graph:
-        state = graph.get_state({"configurable": {"thread_id": facts.thread_id}})
+    try:
+        with read_only_graph(db) as graph:
+            state = graph.get_state({"configurable": {"thread_id": facts.thread_id}})
+    except Exception as exc:  # an unreadable checkpoint is as good as none
+        return unreadable(plan, facts, exc)
     return refine(plan, facts, state)
+
+
+def unreadable(plan: ResumePlan, facts: LogFacts, exc: Exception) -> ResumePlan:
+    """The plan when the checkpoint exists but cannot be read."""
+    plan.checked = "checkpoint"
+    to_transcript_mode(plan, facts, {
+        "code": "checkpoint_not_found",
+        "message": f"the checkpoint of thread {facts.thread_id} cannot be read "
+                   f"({type(exc).__name__})"})  # fmt: skip
+    return plan.finish()
 
 
 def check_resume(layout: Layout, project_hash: str, ref: str) -> ResumePlan:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
@@ -44,7 +45,7 @@ class MttuiApp(App[None]):
     """
 
     TITLE = "mttui"
-    CSS_PATH = "theme.tcss"
+    CSS_PATH = str(Path(__file__).with_name("theme.tcss"))  # absolute: subclasses too
     BINDINGS = [
         Binding("f1,question_mark", "help", "Help", id="help", key_display="f1"),
         Binding("ctrl+q", "quit", "Quit", id="quit_app", show=False, priority=True),

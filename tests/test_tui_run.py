@@ -79,6 +79,25 @@ async def test_newline_key_does_not_send(service: SessionService) -> None:
         assert prompt.text == "a\nb" and app.screen.chat.writer is None
 
 
+async def test_fast_typing_then_enter_sends_everything_in_order(
+        service: SessionService) -> None:
+    from textual import events
+
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        chat.query_one(PromptArea).focus()
+        await pilot.pause()
+        for ch in "typed fast":  # a burst, as from a paste-like stream of keys
+            app.post_message(events.Key(ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: chat.chat.session_id is not None and chat.state == "idle")
+        await settle(pilot)
+        assert service.get(chat.chat.session_id).title == "typed fast"
+        assert chat.query_one(PromptArea).text == ""
+
+
 async def test_tool_call_approved_in_the_modal(service: SessionService) -> None:
     app = make_app(service, open_browser=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -64,9 +64,9 @@ class PreviewPane(VerticalScroll, can_focus=False):
         facts.add_column()
         facts.add_row("id", info.id)
         facts.add_row("model", " · ".join(x for x in (info.provider, info.model) if x) or "—")
+        n = info.compression_count
         facts.add_row("messages", f"{info.message_count:,}"
-                      + (f"  ({info.compression_count} compressions)"
-                         if info.compression_count else ""))
+                      + (f"  ({n} compression{'s' if n != 1 else ''})" if n else ""))
         facts.add_row("updated", relative_time(info.updated_at, now))
         facts.add_row("created", relative_time(info.created_at, now))
         out: list[RenderableType] = [title, facts]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
@@ -18,9 +19,8 @@ class PromptArea(TextArea):
     PromptArea.-busy { border: round $warning 60%; }
     """
     BINDINGS = [
-        Binding("enter", "submit", "Send", id="send", priority=True),
-        Binding("ctrl+j,shift+enter", "newline", "Newline", id="newline", priority=True,
-                key_display="ctrl+j"),
+        Binding("enter", "submit", "Send", id="send"),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", id="newline", key_display="ctrl+j"),
     ]
 
     class Submitted(Message):
@@ -32,6 +32,30 @@ class PromptArea(TextArea):
     def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          placeholder=placeholder, highlight_cursor_line=False)
+        self._keymap_seen: dict[str, str] | None = None
+        self._keys: dict[str, str] = {}
+
+    async def _on_key(self, event: events.Key) -> None:
+        """Send/newline keys are handled here, in typing order: a priority binding would
+        act before the characters typed just before it reach the text."""
+        action = self._action_for(event.key)
+        if action is not None:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(action)
+            return
+        await super()._on_key(event)
+
+    def _action_for(self, key: str) -> str | None:
+        keymap = dict(getattr(self.app, "_keymap", {}) or {})
+        if self._keymap_seen != keymap:
+            bindings = self._bindings.copy()
+            if keymap:
+                bindings.apply_keymap(keymap)
+            self._keys = {k: b[0].action for k, b in bindings.key_to_bindings.items()
+                          if b and b[0].action in ("submit", "newline")}
+            self._keymap_seen = keymap
+        return self._keys.get(key)
 
     def action_submit(self) -> None:
         text = self.text

@@ -171,8 +171,10 @@ def _session(
         else:
             code = _drain(runner, _answer(runner, pending, args.approve), args.approve, out, sigs)
         if code is not None:
-            if prompt:
-                out.note("the prompt was not sent: the pending approval must be answered first")
+            if prompt:  # a new input while an approval waits is queued, not dropped
+                from .cli_queue import queue_prompt
+
+                queue_prompt(runner.writer, prompt, out)
             return code
     if prompt is None:
         return sigs.code or EXIT_OK

@@ -87,6 +87,20 @@ def _change(args: argparse.Namespace, service: SessionService) -> int:
     return EXIT_OK
 
 
+def queue_prompt(writer: Any, prompt: str, out: ExecOutput) -> None:
+    """``exec`` with a PROMPT while an approval waits: the prompt joins the queue."""
+    from .graph.pending_runtime import PendingError, PendingInputs
+
+    try:
+        item = PendingInputs(writer).add(prompt)
+    except PendingError as exc:
+        out.note(f"the prompt was not sent: {exc}")
+        return
+    out.event("queued", id=item.id, text=prompt)
+    out.note(f"the prompt was queued ({item.id}): it runs after the approval, with "
+             f"`mttui queue resume {writer.session_id}`")
+
+
 class _Signals:
     """SIGINT/SIGTERM stop the current run; the queue does not go on."""
 

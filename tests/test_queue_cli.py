@@ -88,3 +88,17 @@ def test_resume_stops_at_an_approval_with_ask(home: Path, project: Path,
     assert ends == ["completed", "completed"]
     assert json.loads(cli(home, project, "queue", "list", sid, "--json").stdout)["items"] == []
     assert len(fake_openai.requests) == 3
+
+
+def test_exec_prompt_while_an_approval_waits_is_queued(home: Path, project: Path,
+                                                       fake_openai: FakeOpenAI) -> None:
+    fake_openai.add(tools([("call_1", "write_file", {"path": "b.txt", "content": "y"})]))
+    extra = {"MTTUI_PROVIDER": "openai", "OPENAI_BASE_URL": fake_openai.url}
+    first = cli(home, project, "exec", "write b", "--json", **extra)
+    assert first.returncode == 3, first.stderr
+    sid = events(first.stdout)[0]["session_id"]
+    again = cli(home, project, "exec", "--session", sid, "and then this", "--json", **extra)
+    assert again.returncode == 3 and "queued" in again.stderr
+    assert len(fake_openai.requests) == 1  # not sent, not dropped: queued
+    items = json.loads(cli(home, project, "queue", "list", sid, "--json").stdout)["items"]
+    assert [(i["text"], i["state"]) for i in items] == [("and then this", "held")]

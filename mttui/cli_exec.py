@@ -158,6 +158,9 @@ def _session(
         from .graph.reopen import resume_session
 
         resumed = resume_session(runner)  # plan (read-only), then apply
+        from .graph.pending_runtime import PendingInputs
+
+        PendingInputs(runner.writer).settle()  # steers never read become errors (pending.md)
         out.event("resumed", mode=resumed.mode, warnings=resumed.warnings,
                   thread_id=runner.writer.thread_id)  # fmt: skip
         for w in resumed.warnings if not out.json_mode else []:

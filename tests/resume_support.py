@@ -45,6 +45,14 @@ def check(home: Path, project: Path, ref: str) -> dict[str, Any]:
     return plan
 
 
+def recheck(home: Path, project: Path, ref: str) -> dict[str, Any]:
+    """The same check in this process (LangGraph is warm here: cheap)."""
+    from mttui.graph.resume_plan import check_resume
+    from mttui.session.paths import project_hash
+
+    return check_resume(Layout(home), project_hash(project), ref).as_json()
+
+
 def codes(plan: dict[str, Any]) -> list[str]:
     return [w["code"] for w in plan["warnings"]]
 

@@ -28,6 +28,7 @@ from resume_support import (
     events,
     index_equals_rebuild,
     log_records,
+    recheck,
     request_text,
 )
 
@@ -172,7 +173,7 @@ def test_kill_9_then_resume(
         assert "done-once" in sent  # the real result, not an "interrupted" placeholder
     index_equals_rebuild(home, tmp_path)
     # resumed: nothing is left to close, and a second check says so
-    after = check(home, project, sid)
+    after = recheck(home, project, sid)
     assert (after["mode"], codes(after)) == ("execution", []), after
 
 

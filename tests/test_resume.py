@@ -17,6 +17,7 @@ from resume_support import (
     events,
     index_equals_rebuild,
     log_records,
+    recheck,
     request_text,
     snapshot,
 )
@@ -77,7 +78,7 @@ def test_deleted_checkpoint_database_resumes_the_transcript(
     assert roles == ["system", "user", "assistant", "tool", "assistant", "user", "assistant",
                      "user"]  # fmt: skip
     assert "listed it" in request_text(sent) and "second answer" in request_text(sent)
-    again = check(home, project, sid)  # rebuilt into a fresh thread: execution from now on
+    again = recheck(home, project, sid)  # rebuilt into a fresh thread: execution from now on
     assert (again["mode"], codes(again)) == ("execution", [])
     index_equals_rebuild(home, tmp_path)
 
@@ -128,7 +129,7 @@ def test_approval_without_a_recoverable_interrupt(home: Path, project: Path) -> 
     decision = [r for r in log_records(_log(home, project, sid))
                 if r["type"] == "approval_decision"]  # fmt: skip
     assert [d["request_id"] for d in decision] == [_request_id(home, project, sid)]
-    again = check(home, project, sid)  # the stale request is closed: execution from now on
+    again = recheck(home, project, sid)  # the stale request is closed: execution from now on
     assert (again["mode"], codes(again)) == ("execution", [])
     assert _exec(home, project, "--resume", sid) and not (project / "runs.txt").exists()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_openai import FakeOpenAI, slow, text
-from resume_support import check, codes, env, events, index_equals_rebuild, log_records
+from resume_support import check, codes, env, events, index_equals_rebuild, log_records, recheck
 
 from mttui.graph.compression import SUMMARY_HEADER, is_summary
 from mttui.graph.resume_apply import resume_session
@@ -99,6 +99,6 @@ def test_kill_9_during_the_summary_call(
     comp = [r for r in log_records(path) if r["type"] == "compression"]
     assert len(comp) == 1 and "kept going" in comp[0]["summary"]
     assert "kept going" in str(fake_openai.requests[-1]["messages"][1]["content"])
-    after = check(home, project, sid)
+    after = recheck(home, project, sid)
     assert (after["mode"], codes(after), after["compression_used"]) == ("execution", [], True)
     index_equals_rebuild(home, tmp_path)

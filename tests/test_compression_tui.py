@@ -9,10 +9,12 @@ from typing import Any
 from test_tui_support import (  # noqa: F401 - fixtures by name
     SIZE,
     make_app,
+    msg,
     screen_text,
     service_fixture,
     settings,
     settle,
+    write_session,
 )
 
 from mttui.screens.chat import ChatScreen
@@ -66,3 +68,32 @@ async def test_ctrl_k_compacts_and_the_item_expands(service: SessionService) -> 
         await settle(pilot)
         shown = screen_text(app)
         assert "Current goal" in shown and "<current_goal>" not in shown
+
+
+async def test_slash_compact_on_an_opened_session(service: SessionService) -> None:
+    """``/compact TEXT`` typed in the prompt, on a session opened from disk (no
+    checkpoint: the resume rebuilds the thread first)."""
+    records = []
+    for i in range(1, 9, 2):
+        records += [msg("user", f"question {i}: what about token kind {i}? " + "x" * 200, i),
+                    msg("assistant", f"answer {i}: kind {i} has a fixed width. " + "y" * 200,
+                        i + 1)]  # fmt: skip
+    sid = write_session(service, "Old session", records)
+    app = make_app(service, open_session=sid, settings=settings(auto_compress=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        assert isinstance(chat, ChatScreen) and chat.chat.runner is None  # nothing written yet
+        prompt = chat.query_one(PromptArea)
+        prompt.focus()
+        prompt.text = "/compact keep the token kinds"
+        await pilot.press("enter")
+        status = chat.query_one(StatusBar)
+        await _until(pilot, lambda: status.compressions == 1 and chat.state == "idle")
+        await settle(pilot)
+        assert prompt.text == ""
+    rec = [r for r in service.records(sid)[0] if r["type"] == "compression"]
+    assert len(rec) == 1 and rec[0]["trigger"] == "manual"
+    users = [r["message"] for r in service.records(sid)[0]
+             if r["type"] == "transcript_message" and r["message"]["role"] == "user"]
+    assert len(users) == 4  # the command was not sent as a message

@@ -191,6 +191,11 @@ class ChatScreen(Screen[None]):
     @on(PromptArea.Submitted)
     def _submitted(self, event: PromptArea.Submitted) -> None:
         event.stop()
+        command = event.text.strip()
+        if command == "/compact" or command.startswith("/compact "):  # /compact [instructions]
+            if self.action_compact(command[len("/compact"):].strip() or None):
+                event.prompt.clear()
+            return
         if self.state == "read-only":
             self.notify("this session is open in another process", severity="error")
             return
@@ -298,17 +303,26 @@ class ChatScreen(Screen[None]):
         else:
             self.history.scroll_page_down(animate=False)
 
-    def action_compact(self) -> None:
-        if self.state != "idle" or self.chat.runner is None:
+    def action_compact(self, instructions: str | None = None) -> bool:
+        """``ctrl+k`` / ``/compact [instructions]``: compress the history now."""
+        if self.state != "idle" or self.chat.info is None:
             self.notify("compaction needs an idle session with messages", severity="warning")
-            return
+            return False
         self._set_state("running", note="compacting…")
-        self._compact()
+        self._compact(instructions)
+        return True
 
     @work(thread=True, group="run", exit_on_error=False, name="compaction")
-    def _compact(self) -> None:
+    def _compact(self, instructions: str | None = None) -> None:
+        if not self.chat.open_for_writing():
+            self.app.call_from_thread(self._read_only)
+            return
         try:
-            self._drive(self.chat.events("compact"))
+            pending = None if self.chat.resumed else self._resume()
+            if pending is not None:  # ask what was pending first; compact afterwards
+                self._drive(lambda: iter(()), pending)
+                return
+            self._drive(self.chat.events("compact", instructions))
         finally:
             self.app.call_from_thread(self.status.set, note="")
 

@@ -134,6 +134,7 @@ class MttuiApp(App[None]):
     def help_sections(self) -> list[tuple[str, list[Any]]]:
         from mttui.screens.approval import ApprovalScreen
         from mttui.screens.chat import ChatScreen
+        from mttui.screens.chat_pending import pending_keys
         from mttui.screens.dialogs import ConfirmScreen, RenameScreen
         from mttui.screens.help import HelpScreen
         from mttui.screens.search import SearchScreen
@@ -143,7 +144,7 @@ class MttuiApp(App[None]):
         return [
             ("Everywhere", list(self.BINDINGS)),
             ("Session browser", list(BrowserScreen.BINDINGS)),
-            ("Chat", list(ChatScreen.BINDINGS) + list(PromptArea.BINDINGS)),
+            ("Chat", list(ChatScreen.BINDINGS) + list(PromptArea.BINDINGS) + pending_keys()),
             ("Chat history (when focused: tab)", list(HistoryView.BINDINGS)),
             ("Search panel", list(SearchScreen.BINDINGS)),
             ("Approval", list(ApprovalScreen.BINDINGS)),

@@ -13,8 +13,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -25,6 +23,7 @@ from mttui.widgets.history import HistoryView
 from mttui.widgets.history_items import Marker
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.markers import scan_markers
+from mttui.widgets.pending_lane import PendingLane
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.session_table import Clock
 from mttui.widgets.status import StatusBar
@@ -32,11 +31,12 @@ from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
 from .approval import ApprovalDecision, ApprovalScreen
+from .chat_pending import PendingChat
 from .chat_session import ChatSession, RuntimeFactory
 from .search import SearchScreen
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     DEFAULT_CSS = """
     ChatScreen #chat-bar { height: 1; background: $panel; padding: 0 1; }
     ChatScreen HistoryView { height: 1fr; }
@@ -69,7 +69,7 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="chat-bar")
         yield HistoryView(self._page, id="history")
-        yield Vertical(id="pending-lane")  # the pending-input lane (Queue / Steer) goes here
+        yield PendingLane(id="pending-lane")
         yield PromptArea(placeholder="Message  (enter sends · ctrl+j newline · f1 help)",
                          id="prompt")
         s = self.settings
@@ -124,6 +124,7 @@ class ChatScreen(Screen[None]):
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
         self.app.call_from_thread(self._opened, scan_markers(info.path))
+        self.pending_opened()
         if not self.chat.writable():
             self.app.call_from_thread(self._read_only)
             return
@@ -199,8 +200,9 @@ class ChatScreen(Screen[None]):
         if self.state == "read-only":
             self.notify("this session is open in another process", severity="error")
             return
+        if self.pending_submit(event):  # busy: queued
+            return
         if self.state != "idle":
-            # The pending-input lane (Queue/Steer) takes over here; until then keep the text.
             self.notify("a run is active: wait for it or press escape to stop it",
                         severity="warning")
             return
@@ -223,7 +225,7 @@ class ChatScreen(Screen[None]):
             pending = self._resume()
             if pending is not None:  # answer what was pending first, then send
                 self._drive(lambda: iter(()), pending)
-        self._drive(self.chat.events("run", text))
+        self.pending_run(self.chat.events("run", text))  # the run, then the queue
 
     def _drive(self, start: Callable[[], Iterator[ev.RunEvent]],
                pending: ev.ApprovalRequested | None = None) -> None:

@@ -78,3 +78,18 @@ def test_pieces_pair_up_and_keep_the_order(spec: list[tuple[int, list[int]]], si
     for piece in pieces:
         assert piece[0].type != "tool"
         assert_paired(piece)
+
+
+def test_a_huge_message_is_clipped_for_the_summary_only() -> None:
+    call = {"id": "c1", "name": "write_file", "args": {"path": "a.txt", "content": "z" * 40_000}}
+    ai = AIMessage("", id="a1", tool_calls=[call])
+    tool = ToolMessage("o" * 40_000, tool_call_id="c1", id="t1")
+    pieces = chunks([HumanMessage("go", id="u1"), ai, tool], 1_000)
+    sent = [m for p in pieces for m in p]
+    assert [m.id for m in sent] == ["u1", "a1", "t1"]
+    assert all(estimate_tokens([m]) <= 1_000 for m in sent)
+    assert sent[1].tool_calls[0]["args"]["path"] == "a.txt"
+    assert "characters omitted" in sent[1].tool_calls[0]["args"]["content"]
+    assert "characters omitted" in sent[2].content
+    assert len(ai.tool_calls[0]["args"]["content"]) == 40_000  # the original is untouched
+    assert len(tool.content) == 40_000

@@ -147,10 +147,10 @@ class PendingInputs:
     def remove(self, item_id: str) -> Item:
         """Delete a queue item not yet taken, or dismiss a failed steer."""
         with self._lock:
+            self.settle()  # a stale steer is failed from here on, and may be dismissed
             item = self.lane.get(item_id)
             if item is None or item.mode != "steer" or item.state != "failed":
                 item = self._editable(item_id)
-            self.settle()
             self._write("pending_remove", item_id=item.id)
             self.held.discard(item.id)
             return item

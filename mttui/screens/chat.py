@@ -143,6 +143,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     def _resume(self) -> ev.ApprovalRequested | None:
         """Apply the resume (worker thread); show its warnings where it happened."""
         mode, warnings, pending = self.chat.resume()
+        self.pending_settle()  # steers a stopped process never read become errors
         assert self.chat.info is not None
         markers = scan_markers(self.chat.info.path)
         resumed = [m for m in markers if m.kind == "resumed"]

@@ -37,7 +37,7 @@ def pending_keys() -> list[Binding]:
                 id="steer"),
         Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
                 id="edit_last_queued"),
-        Binding("ctrl+r", "resume_queue", "Resume the queue (lane: tab, e d r shift+↑↓)",
+        Binding("ctrl+r", "resume_queue", "Resume the queue (lane: shift+tab, e d r shift+↑↓)",
                 id="resume_queue"),
     ]
 
@@ -104,6 +104,13 @@ class PendingChat(Screen[None]):
     def _set_ro(self, rows: list[dict[str, Any]], held: bool) -> None:
         self._ro_rows, self._ro_held = rows, held
         self.refresh_lane()
+
+    def pending_settle(self) -> None:
+        """Resume worker: write what the restart rules imply (``PendingInputs.settle``)."""
+        pending = self._pending()
+        if pending is not None:
+            pending.settle()
+            self.app.call_from_thread(self.refresh_lane)
 
     def pending_submit(self, event: PromptArea.Submitted) -> bool:
         """``enter``: while a run is busy the text is queued (``True``: handled)."""

@@ -41,7 +41,7 @@ class PendingLane(Vertical, can_focus=True):
     PendingLane:focus { border-top: solid $warning; }
     PendingLane #lane-head { height: 1; }
     PendingLane #lane-title { width: 1fr; color: $text-muted; }
-    PendingLane #lane-resume { height: 1; min-width: 22; border: none; margin: 0; }
+    PendingLane #lane-resume { height: 1; min-width: 24; border: none; margin: 0; }
     PendingLane #lane-body { height: auto; }
     """
     BINDINGS = [
@@ -71,7 +71,7 @@ class PendingLane(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         with Horizontal(id="lane-head"):
             yield Static(id="lane-title")
-            yield Button("Resume queue ⏎", id="lane-resume", variant="warning")
+            yield Button("Resume queue (ctrl+r)", id="lane-resume", variant="warning")
         yield Static(id="lane-body")
 
     def on_mount(self) -> None:
@@ -112,10 +112,8 @@ class PendingLane(Vertical, can_focus=True):
             body.append_text(line)
         self.query_one("#lane-body", Static).update(body)
 
-    def on_focus(self) -> None:
-        self._redraw()
-
-    def on_blur(self) -> None:
+    def watch_has_focus(self, has_focus: bool) -> None:  # the cursor row: only when focused
+        super().watch_has_focus(has_focus)
         self._redraw()
 
     def action_cursor(self, step: int) -> None:
@@ -124,8 +122,13 @@ class PendingLane(Vertical, can_focus=True):
             self._redraw()
 
     def action_act(self, action: str) -> None:
-        if self.rows:
-            self.post_message(self.Act(action, self.rows[self.cursor]))
+        if not self.rows:
+            return
+        row = self.rows[self.cursor]
+        self.post_message(self.Act(action, row))
+        if action in ("up", "down") and row["mode"] == "queue":  # the cursor follows it
+            last = sum(r["mode"] == "queue" for r in self.rows) - 1
+            self.cursor = max(0, min(self.cursor + (1 if action == "down" else -1), last))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -13,7 +13,8 @@ import pytest
 from mttui.session.service import SessionService
 
 
-def run(home: Path, project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(home: Path, project: Path, *args: str,
+        stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MTTUI_HOME": str(home), "MTTUI_CONFIG": str(home.parent / "cfg.toml")}
     env.pop("MTTUI_DEBUG", None)
     return subprocess.run(
@@ -87,7 +88,8 @@ def test_search_json_and_hostile(home: Path, project: Path, two_sessions: tuple[
     assert out["query"] == "NUMBER 7 about"
     assert out["hits"], "case-insensitive search found nothing"
     hit = out["hits"][0]
-    assert {"session_id", "session_title", "message_id", "seq", "role", "snippet", "score"} <= set(hit)
+    keys = {"session_id", "session_title", "message_id", "seq", "role", "snippet", "score"}
+    assert keys <= set(hit)
     for q in ['"', "foo\"", "*", "AND", "NEAR(", "-x", "%", "   "]:
         r = run(home, project, "search", q, "--json")
         assert r.returncode == 0, (q, r.stderr)
@@ -103,7 +105,8 @@ def test_exit_codes(home: Path, project: Path, two_sessions: tuple[str, str]) ->
     assert r.returncode == 5
 
 
-def test_last_and_rename_and_export(home: Path, project: Path, two_sessions: tuple[str, str]) -> None:
+def test_last_and_rename_and_export(home: Path, project: Path,
+                                    two_sessions: tuple[str, str]) -> None:
     r = run(home, project, "rename", "last", "A better title")
     assert r.returncode == 0, r.stderr
     out = json.loads(run(home, project, "sessions", "--json").stdout)

@@ -17,6 +17,8 @@ from .history_items import Marker
 
 _CHUNK = 1 << 20
 _MESSAGE = b'\n{"type":"transcript_message"'
+# records that also carry a transcript message (pending.md): a steer, a taken queue item
+_ALSO_MESSAGES = (b'\n{"type":"pending_steer"', b'\n{"type":"pending_take"')
 _KINDS = {
     b'\n{"type":"compression"': "compression",
     b'\n{"type":"session_resumed"': "resumed",
@@ -48,17 +50,21 @@ def _scan(fh: BinaryIO) -> list[Marker]:
                 pos = buf.find(pattern, pos + 1, cut)
         start = 0
         for pos, kind in sorted(hits):
-            messages += buf.count(_MESSAGE, start, pos)
+            messages += _count(buf, start, pos)
             start = pos
             end = buf.find(b"\n", pos + 1)
             marker = _parse(buf[pos + 1 : end], kind, messages)
             if marker is not None:
                 found.append(marker)
-        messages += buf.count(_MESSAGE, start, cut)
+        messages += _count(buf, start, cut)
         carry = buf[cut:]
         if not chunk:
             break
     return found
+
+
+def _count(buf: bytes, start: int, end: int) -> int:
+    return sum(buf.count(p, start, end) for p in (_MESSAGE, *_ALSO_MESSAGES))
 
 
 def _parse(line: bytes, kind: str, anchor: int) -> Marker | None:

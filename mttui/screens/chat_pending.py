@@ -47,7 +47,7 @@ class PendingChat(Screen[None]):
 
     BINDINGS = [
         Binding("ctrl+s", "steer", "Steer", id="steer"),
-        Binding("ctrl+r", "resume_queue", "Resume queue", id="resume_queue"),
+        Binding("ctrl+r", "resume_queue", "Resume queue", id="resume_queue", show=False),
         Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
                 id="edit_last_queued", show=False, priority=True),
     ]

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker
 
-from mttui.messages import BackToBrowser, OpenSession
+from mttui.messages import BackToBrowser, OpenSession, SessionsLoaded
 from mttui.screens.browser import BrowserScreen
 from mttui.screens.chat_session import RuntimeFactory, make_runtime_factory
 from mttui.widgets.workers import report_worker_error
@@ -66,6 +66,7 @@ class MttuiApp(App[None]):
         self.all_projects = all_projects
         self.clock: Clock = clock or utc_now
         self.warm_up = warm_up
+        self._warmed = False
         keys = dict(getattr(settings, "keys", None) or {})
         if keys:
             self.set_keymap(keys)
@@ -79,9 +80,20 @@ class MttuiApp(App[None]):
             self._chat(None)
 
     def on_ready(self) -> None:
+        # Warm up once the first screen has its data (so that the imports do not compete
+        # for the GIL with it), or after a second at the latest.
         if self.warm_up:
-            self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False,
-                            name="loading the agent runtime")
+            self._warm_timer = self.set_timer(1.0, self._start_warm_up)
+
+    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        self._start_warm_up()
+
+    def _start_warm_up(self) -> None:
+        if not self.warm_up or self._warmed:
+            return
+        self._warmed = True
+        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False,
+                        name="loading the agent runtime")
 
     def _warm_up(self) -> None:
         """Import LangGraph & co. in a thread (not on the UI thread) so the first send is quick."""

@@ -178,8 +178,9 @@ class MttuiApp(App[None]):
         seen: set[str] = set()
         for key, active in screen.active_bindings.items():
             binding = active.binding
-            if not binding.description or binding.action in seen or not active.enabled:
-                continue
+            if (not binding.id or not binding.description or binding.action in seen
+                    or not active.enabled):
+                continue  # widgets' own unnamed keys (cursor moves…) stay out of the list
             seen.add(binding.action)
             display = self.get_key_display(binding) if binding.key == key else key
             yield SystemCommand(binding.description, f"{display} · {binding.id or ''}",

@@ -2,8 +2,9 @@
 
 :func:`check_resume` is what ``mttui resume-check`` prints when a checkpoint of
 the session's thread exists. It opens the checkpoint database read-only
-(``mode=ro``; the database and its WAL are never written) and asks the real
-graph for ``get_state``. :func:`refine` is the pure comparison of the two sources.
+(``mode=ro``; the database and its WAL are never written) and reads the state with
+the light reader (``checkpoint_peek``), or asks the real graph for ``get_state`` when
+that reader is not sure. :func:`refine` is the pure comparison of the two sources.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
+from mttui.session.checkpoint_peek import peek_state
 from mttui.session.paths import Layout
 from mttui.session.resume_check import (
     ResumePlan,
@@ -129,15 +131,26 @@ def read_only_graph(db_path: Path) -> Iterator[Any]:
         conn.close()
 
 
-def refine_from_checkpoint(plan: ResumePlan, facts: LogFacts, layout: Layout) -> ResumePlan:
-    """:func:`refine` with the state read from the project's checkpoint database."""
+def refine_from_checkpoint(
+    plan: ResumePlan, facts: LogFacts, layout: Layout, *, peek: bool = True
+) -> ResumePlan:
+    """:func:`refine` with the state read from the project's checkpoint database: by the
+    light reader when it recognises everything (no LangGraph import), else by the graph.
+    ``peek=False`` always asks the graph."""
     db = layout.checkpoints_path(facts.project_hash)
-    try:
-        with read_only_graph(db) as graph:
-            state = graph.get_state({"configurable": {"thread_id": facts.thread_id}})
-    except Exception as exc:  # an unreadable checkpoint is as good as none
-        return unreadable(plan, facts, exc)
+    state: Any = peek_state(db, facts.thread_id or "") if peek else None
+    if state is None:
+        try:
+            state = graph_state(db, facts.thread_id or "")
+        except Exception as exc:  # an unreadable checkpoint is as good as none
+            return unreadable(plan, facts, exc)
     return refine(plan, facts, state)
+
+
+def graph_state(db: Path, thread_id: str) -> Any:
+    """``get_state`` of ``thread_id`` on a read-only connection (imports LangGraph)."""
+    with read_only_graph(db) as graph:
+        return graph.get_state({"configurable": {"thread_id": thread_id}})
 
 
 def unreadable(plan: ResumePlan, facts: LogFacts, exc: Exception) -> ResumePlan:
@@ -150,13 +163,13 @@ def unreadable(plan: ResumePlan, facts: LogFacts, exc: Exception) -> ResumePlan:
     return plan.finish()
 
 
-def check_resume(layout: Layout, project_hash: str, ref: str) -> ResumePlan:
+def check_resume(layout: Layout, project_hash: str, ref: str, *, peek: bool = True) -> ResumePlan:
     """The plan of ``mttui resume-check``: the log-only plan, refined with the checkpoint
     when one of the session's thread exists. Writes nothing."""
     plan, facts = check_log(layout, project_hash, ref, lock=False)
     if facts is None:
         return plan
     if plan.mode == "execution":  # a checkpoint of the thread exists
-        plan = refine_from_checkpoint(plan, facts, layout)
+        plan = refine_from_checkpoint(plan, facts, layout, peek=peek)
     mark_locked(plan, facts.path)
     return plan

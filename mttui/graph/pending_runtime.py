@@ -224,16 +224,14 @@ class PendingInputs:
 
     def next_run(self) -> Iterator[RunEvent] | None:
         """The next run of the drain, or ``None`` (nothing to do, or an approval waits)."""
-        with self._lock:
-            steers = self._ours()
-            queue = self.lane.queue()
-            head = queue[0] if queue else None
-            if not steers and (head is None or head.id in self.held or head.state != "waiting"):
-                return None
-        if self.runner.busy or self._approval_waits():
+        if self._work() is None or self.runner.busy or self._approval_waits():
             return None
         with self._lock:
             self.settle()
+            work = self._work()  # again: the lane may have changed meanwhile
+            if work is None:
+                return None
+            steers, head = work
             if steers:
                 msgs = [self._message(i) for i in steers]
                 rec = ("pending_read", {"item_ids": [i.id for i in steers],
@@ -248,6 +246,16 @@ class PendingInputs:
                     "status": "sent"}  # fmt: skip
             return self._start([user], ("pending_take", {"item_id": head.id, "message": user}),
                                [head])  # fmt: skip
+
+    def _work(self) -> tuple[list[Item], Item | None] | None:
+        """``(unread steers, queue head)`` when the drain has something to run."""
+        with self._lock:
+            steers = self._ours()
+            queue = self.lane.queue()
+            head = queue[0] if queue else None
+            if not steers and (head is None or head.id in self.held or head.state != "waiting"):
+                return None
+            return steers, head
 
     def _approval_waits(self) -> bool:
         try:

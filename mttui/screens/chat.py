@@ -349,6 +349,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     # -- leaving --------------------------------------------------------------
     async def shutdown(self, grace: float = 15.0) -> None:
         """Stop a run, wait for it, then close the session (session_end, lock)."""
+        self.pending_leave()  # no queued input starts from now on
         if self.chat.runner is not None:
             self.chat.runner.stop()
         if self._answer is not None and not self._answer.done():

@@ -68,6 +68,7 @@ class PendingChat(Screen[None]):
         self._receipts: list[str] = []  # steers read during the current run
         self._draining = False
         self._last_end: str | None = None
+        self._leaving = False
 
     @property
     def lane(self) -> PendingLane:
@@ -139,11 +140,21 @@ class PendingChat(Screen[None]):
         worker = get_current_worker()
         self._draining = True
         try:
-            for events in pending.drain(stop=lambda: worker.is_cancelled):
+            def stop() -> bool:
+                return worker.is_cancelled or self._leaving or pending.writer.closed
+
+            for events in pending.drain(stop=stop):
                 self.app.call_from_thread(self._set_state, "starting")
                 self._drive(lambda events=events: events)
         finally:
             self._draining = False
+
+    def pending_leave(self) -> None:
+        """The chat is closing: the drain stops after the current run (items stay)."""
+        self._leaving = True
+
+    def on_unmount(self) -> None:
+        self._leaving = True
 
     # -- the lane ---------------------------------------------------------------------
     def refresh_lane(self) -> None:

@@ -146,11 +146,11 @@ class MttuiApp(App[None]):
     def help_sections(self) -> list[tuple[str, list[Any]]]:
         from mttui.screens.approval import ApprovalScreen
         from mttui.screens.chat import ChatScreen
-        from mttui.screens.chat_pending import pending_keys
         from mttui.screens.dialogs import ConfirmScreen, RenameScreen
         from mttui.screens.help import HelpScreen
         from mttui.screens.search import SearchScreen
         from mttui.widgets.history import HistoryView
+        from mttui.widgets.pending_lane import pending_keys
         from mttui.widgets.prompt import PromptArea
 
         return [

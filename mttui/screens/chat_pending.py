@@ -30,18 +30,6 @@ if TYPE_CHECKING:
 BUSY = ("starting", "running", "stopping", "awaiting approval")
 
 
-def pending_keys() -> list[Binding]:
-    """The keys of Queue and Steer, for the help screen (longer descriptions)."""
-    return [
-        Binding("ctrl+s", "steer", "Steer (read at the run's next step; enter queues)",
-                id="steer"),
-        Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
-                id="edit_last_queued"),
-        Binding("ctrl+r", "resume_queue", "Resume the queue (lane: shift+tab, e d r shift+↑↓)",
-                id="resume_queue"),
-    ]
-
-
 class PendingChat(Screen[None]):
     """The pending-input side of the chat screen (see the module docstring)."""
 

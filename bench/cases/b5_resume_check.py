@@ -5,14 +5,17 @@ grow with the messages before the last compression. Baseline: what a whole-file
 reader does — ``json.loads`` every line and fold the records into a plan.
 Ours, in-process: the log-only plan from the index plus the log's tail (what
 ``mttui resume-check`` does when the session has no checkpoint). Then, in a
-fresh process each time, the whole command: without a checkpoint, and with one
-(the full form imports LangGraph to read it).
+fresh process each time, the whole command: without a checkpoint; with one, read by
+the light checkpoint reader (no LangGraph import); and with one the reader does not
+recognise (a write with an unknown msgpack extension), where LangGraph reads it.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -91,17 +94,41 @@ def _checkpoint(home: Path, project: Path, sid: str) -> None:
         runner.close()
 
 
-def _fresh_process(home: Path, project: Path, sid: str, repeats: int) -> float:
+def _unrecognised_copy(home: Path, root: Path) -> Path:
+    """A copy of ``home`` whose checkpoint has a write the light reader refuses (an
+    unknown msgpack extension as a resume value; LangGraph ignores it)."""
+    import ormsgpack
+
+    copy = root / "home-fallback"
+    shutil.copytree(home, copy)
+    db = next(copy.glob("history/*/checkpoints.sqlite"))
+    conn = sqlite3.connect(db)
+    tid, cid = conn.execute("SELECT thread_id, checkpoint_id FROM checkpoints").fetchone()
+    conn.execute("INSERT INTO writes VALUES (?, '', ?, ?, '', -4, '__resume__', 'msgpack', ?)",
+                 (tid, cid, "00000000-0000-0000-0000-000000000000",
+                  ormsgpack.packb(ormsgpack.Ext(42, b"\xc0"))))  # fmt: skip
+    conn.commit()
+    conn.close()
+    return copy
+
+
+def _fresh_process(home: Path, project: Path, sid: str, repeats: int) -> tuple[float, dict]:
+    """The median time of ``mttui resume-check SID --json`` in a new interpreter, and
+    its plan; fails if that process imported LangGraph when it should not have."""
     import os
 
     env = {**os.environ, "MTTUI_HOME": str(home)}
+    cmd = [sys.executable, "-m", "mttui.cli", "resume-check", sid, "--json"]
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "mttui.cli", "resume-check", sid, "--json"],
-                       cwd=project, env=env, check=True, capture_output=True)  # fmt: skip
+        subprocess.run(cmd, cwd=project, env=env, check=True, capture_output=True)
         times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
+    out = subprocess.run(cmd, cwd=project, env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+                         check=True, capture_output=True, text=True)  # fmt: skip
+    plan = json.loads(out.stdout)
+    plan["langgraph"] = "| langgraph" in out.stderr  # an -X importtime line
+    return sorted(times)[len(times) // 2], plan
 
 
 def run(ctx: Context) -> list[Row]:
@@ -125,12 +152,20 @@ def run(ctx: Context) -> list[Row]:
     growth, base_growth = mine[big] / mine[small], base[big] / base[small]
     rows.append(Row(f"B5 cost growth {small:,} → {big:,} messages", f"{base_growth:.1f}×",
                     f"{growth:.2f}×", "—", "independent (≤ 1.5×)", growth <= 1.5))  # fmt: skip
-    repeats = 5 if ctx.size == "full" else 1
-    log_only = _fresh_process(home, project, sid, repeats)
+    repeats = 11 if ctx.size == "full" else 1
+    log_only, plan = _fresh_process(home, project, sid, repeats)
+    assert plan["checked"] == "log" and not plan["langgraph"]
     _checkpoint(home, project, sid)
-    full = _fresh_process(home, project, sid, repeats)
-    for label, took in (("no checkpoint", log_only), ("with checkpoint: LangGraph", full)):
+    light, plan = _fresh_process(home, project, sid, repeats)
+    assert plan["checked"] == "checkpoint" and plan["mode"] == "execution"
+    assert not plan["langgraph"]  # the light reader read it
+    full, fallback = _fresh_process(_unrecognised_copy(home, ctx.root / f"b5-{big}"), project,
+                                    sid, repeats)  # fmt: skip
+    assert fallback == {**plan, "langgraph": True}  # the same plan, read by LangGraph
+    for label, took in (("no checkpoint", log_only), ("with checkpoint", light)):
         rows.append(Row(f"B5 `mttui resume-check` {big:,} messages, fresh process ({label})",
                         "—", fmt_time(took), "—", f"≤ {fmt_time(LIMIT_S)}",
                         took <= LIMIT_S))  # fmt: skip
+    rows.append(Row("B5 (info) the same with a checkpoint the light reader refuses "
+                    "(LangGraph reads it)", "—", fmt_time(full), "—", "—", None))  # fmt: skip
     return rows

@@ -1,26 +1,19 @@
 """A light, read-only look at the newest checkpoint of a thread, without LangGraph.
 
-``mttui resume-check`` needs a few facts from the checkpoint: the messages in the
-model's view (ids, kinds, tool calls), the approval fields of the state, the nodes
-left to run and the pending interrupts. Asking the graph (``get_state``) costs about
-a second of imports in a fresh process; this reads the same facts with ``sqlite3``
-and ``ormsgpack`` in milliseconds.
+``mttui resume-check`` needs a few facts of the checkpoint: the messages in the
+model's view (ids, kinds, tool calls), the approval fields, the nodes left to run and
+the pending interrupts. ``get_state`` costs about a second of imports in a fresh
+process; ``sqlite3`` and ``ormsgpack`` read the same facts in milliseconds.
 
 It reproduces what ``get_state`` derives from the SQLite saver's tables for this
-app's graph (one task per node, triggered by its ``branch:to:<node>`` channel):
-
-- the newest row of ``checkpoints`` for the thread (root namespace) and its rows in
-  ``writes``, read in one read-only transaction;
-- ``values``: the state channels of ``channel_values`` (``branch:to:*`` and
-  ``__start__`` are LangGraph's own);
-- ``next``: each node whose trigger channel is set and newer than the version the
-  node has seen (``versions_seen``), unless its task has finished;
-- ``interrupts``: the ``__interrupt__`` writes of those tasks, matched by task id
-  (the same hash LangGraph computes).
-
-What it does not recognise — another checkpoint version or serialization type, an
-unknown msgpack extension or message class, a finished task whose writes would
-change the state, a join or ``Send`` channel — gives ``None``: the caller then asks
+app's graph (one task per node, triggered by its ``branch:to:<node>`` channel): the
+newest ``checkpoints`` row and its ``writes`` (one read transaction); ``values`` =
+the state channels of ``channel_values``; ``next`` = each node whose trigger is set
+and newer than the version it has seen (``versions_seen``), its task unfinished;
+``interrupts`` = the ``__interrupt__`` writes of those tasks, matched by task id
+(LangGraph's hash). Anything else — another checkpoint version or serialization
+type, an unknown msgpack extension or message class, a finished task whose writes
+would change the state, a join or ``Send`` — gives ``None``, and the caller asks
 LangGraph. It never guesses.
 """
 
@@ -29,7 +22,6 @@ from __future__ import annotations
 import binascii
 import json
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,9 +35,11 @@ INTERRUPT, NULL_TASK = "__interrupt__", "00000000-0000-0000-0000-000000000000"
 CONTROL = frozenset({INTERRUPT, "__resume__", "__error__", "__error_source_node__"})
 # the serialization types of ``JsonPlusSerializer.loads_typed`` that need no decoding
 PLAIN_TYPES = frozenset({"null", "bytes", "bytearray"})
-# msgpack extension codes of ``langgraph.checkpoint.serde.jsonplus``
-EXT_SINGLE_ARG, EXT_POS_ARGS, EXT_KW_ARGS, EXT_METHOD = 0, 1, 2, 3
-EXT_PYDANTIC_V1, EXT_PYDANTIC_V2 = 4, 5
+# msgpack extension codes of ``langgraph.checkpoint.serde.jsonplus``: constructors
+# (single, positional, keyword arguments), a method, pydantic v1 and v2 models; numpy
+# arrays (6), delta snapshots (7) and any newer code are refused
+EXT_KW_ARGS, EXT_PYDANTIC_V2, KNOWN_EXT = 2, 5, frozenset(range(6))
+INTERRUPT_FIELDS = frozenset({"value", "id", "response_schema"})  # ``langgraph.types``
 MESSAGE_TYPES = {"HumanMessage": "human", "AIMessage": "ai", "ToolMessage": "tool",
                  "SystemMessage": "system"}  # fmt: skip
 
@@ -86,53 +80,34 @@ class _Opaque:
     """A decoded extension the planner never reads (a datetime, a UUID, …)."""
 
     code: int
-    data: Any
+    args: Any
 
 
 def peek_state(db_path: Path, thread_id: str) -> PeekState | None:
     """The newest checkpoint of ``thread_id`` as ``get_state`` would show it, or ``None``
     when the file, the thread or the format is not one this reader is sure about."""
-    try:
-        import ormsgpack  # noqa: F401  (LangGraph's own serializer: a fast C import)
-        import xxhash  # noqa: F401  (LangGraph's task ids)
-    except ImportError:
-        return None
     if not db_path.exists():
-        return None
+        return None  # (connecting would create it)
+    conn = None
     try:
         conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error:
-        return None
-    try:
-        rows = _read(conn, thread_id)
-        return None if rows is None else _state(*rows)
-    except (Unrecognised, sqlite3.Error):
-        return None
-    except Exception:  # a blob that does not decode: LangGraph decides what it means
-        return None
-    finally:
-        conn.close()
-
-
-def _read(conn: sqlite3.Connection, thread_id: str) -> tuple[Any, list[Any]] | None:
-    """The newest checkpoint row and its writes, from one snapshot of the database."""
-    conn.execute("BEGIN")  # a read transaction: a writer's commit cannot split the pair
-    try:
+        conn.execute("BEGIN")  # one read snapshot: a commit cannot split row and writes
         row = conn.execute(
-            "SELECT checkpoint_id, type, checkpoint, metadata FROM checkpoints "
-            "WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
-            (thread_id,),
-        ).fetchone()
+            "SELECT checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE "
+            "thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
+            (thread_id,)).fetchone()  # fmt: skip
         if row is None:
             return None
         writes = conn.execute(
             "SELECT task_id, channel, type, value, task_path, idx FROM writes "
             "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-            (thread_id, row[0]),
-        ).fetchall()
+            (thread_id, row[0])).fetchall()  # fmt: skip
+        return _state(row, writes)
+    except Exception:  # Unrecognised, an SQL error, a blob that does not decode, a
+        return None  # missing module: LangGraph decides what it means
     finally:
-        conn.rollback()
-    return row, writes
+        if conn is not None:
+            conn.close()  # (ends the read transaction; nothing was written)
 
 
 def _state(row: Any, writes: list[Any]) -> PeekState:
@@ -150,9 +125,11 @@ def _state(row: Any, writes: list[Any]) -> PeekState:
             and isinstance(seen, dict)):  # fmt: skip
         raise Unrecognised("checkpoint layout")
     meta = json.loads(metadata) if metadata is not None else {}
-    step = int(meta.get("step", -1)) + 1
+    step = meta.get("step", -1) if isinstance(meta, dict) else None
+    if not isinstance(step, int):
+        raise Unrecognised("metadata")
     values, triggers = _channels(values_in, versions)
-    tasks = _tasks(checkpoint_id, step, triggers, versions, seen)
+    tasks = _tasks(checkpoint_id, step + 1, triggers, versions, seen)
     interrupts = _writes(writes, tasks)
     messages = values.get("messages", [])
     if not (isinstance(messages, list) and all(isinstance(m, PeekMessage) for m in messages)):
@@ -235,16 +212,12 @@ def _writes(writes: list[Any], tasks: dict[str, str]) -> tuple[PeekInterrupt, ..
             raise Unrecognised("a finished task")  # its writes would change the state
         if channel == INTERRUPT:
             items = decoded if isinstance(decoded, list) else [decoded]
-            found.setdefault(task_id, []).extend(_interrupt(i) for i in items)
+            if not all(isinstance(i, PeekInterrupt) for i in items):
+                raise Unrecognised("interrupt")
+            found.setdefault(task_id, []).extend(items)
     if len(found) > 1:  # their order would follow the graph's node order
         raise Unrecognised("interrupts of several tasks")
     return tuple(i for items in found.values() for i in items)
-
-
-def _interrupt(item: Any) -> PeekInterrupt:
-    if not isinstance(item, PeekInterrupt):
-        raise Unrecognised("interrupt")
-    return item
 
 
 def _load(type_: str, value: Any) -> Any:
@@ -264,8 +237,7 @@ def _unpack(data: bytes) -> Any:
 def _ext(code: int, data: bytes) -> Any:
     """Extensions as ``JsonPlusSerializer`` writes them: messages and interrupts are
     read; other known constructors stay opaque; anything else is refused."""
-    if code not in (EXT_SINGLE_ARG, EXT_POS_ARGS, EXT_KW_ARGS, EXT_METHOD, EXT_PYDANTIC_V1,
-                    EXT_PYDANTIC_V2):  # fmt: skip  (numpy, delta snapshots, unknown)
+    if code not in KNOWN_EXT:
         raise Unrecognised(f"msgpack extension {code}")
     tup = _unpack(data)
     if not isinstance(tup, list) or len(tup) < 3:
@@ -274,10 +246,10 @@ def _ext(code: int, data: bytes) -> Any:
     if code == EXT_PYDANTIC_V2 and str(module).startswith("langchain_core.messages"):
         return _message(str(name), args)
     if code == EXT_KW_ARGS and (module, name) == ("langgraph.types", "Interrupt"):
-        if not isinstance(args, dict) or not {"value", "id"} <= set(args) <= {
-                "value", "id", "response_schema"}:  # fmt: skip
+        if not (isinstance(args, dict) and {"value", "id"} <= set(args) <= INTERRUPT_FIELDS
+                and isinstance(args["id"], str)):  # fmt: skip
             raise Unrecognised("interrupt fields")
-        return PeekInterrupt(value=args["value"], id=str(args["id"]))
+        return PeekInterrupt(value=args["value"], id=args["id"])
     return _Opaque(code, args)
 
 
@@ -313,15 +285,9 @@ def _message(name: str, fields: Any) -> PeekMessage:
 
 def _plain(value: Any) -> bool:
     """JSON-like data only: nothing LangGraph would have turned into an object."""
-    return not any(isinstance(v, _Opaque | PeekMessage | PeekInterrupt) for v in _walk(value))
-
-
-def _walk(value: Any) -> Iterator[Any]:
-    yield value
     if isinstance(value, dict):
-        for v in value.values():
-            yield from _walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v)
+        return all(_plain(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    return not isinstance(value, _Opaque | PeekMessage | PeekInterrupt)
 

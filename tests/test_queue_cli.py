@@ -45,6 +45,9 @@ def test_list_add_edit_move_remove(home: Path, project: Path) -> None:
     assert "task 9" in human.stdout and "queue resume" in human.stdout
     sessions = json.loads(cli(home, project, "sessions", "--json").stdout)["sessions"]
     assert sessions[0]["status"]["queued"] == CAPACITY - 1  # the browser's ⧗ badge
+    plan = json.loads(cli(home, project, "resume-check", sid, "--json").stdout)
+    held = [w for w in plan["warnings"] if w["code"] == "queue_held"]
+    assert held and held[0]["count"] == CAPACITY - 1
     bad = cli(home, project, "queue", "move", sid, ids[9], "99")
     assert bad.returncode == 1 and "between 1 and" in bad.stderr
     gone = cli(home, project, "queue", "edit", sid, "pend-nope", "x")

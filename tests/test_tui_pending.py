@@ -122,8 +122,9 @@ async def test_held_after_restart_then_resume_queue(service: SessionService) -> 
         edit.text = "Shorter, five lines."
         await pilot.press("enter")
         await wait_for(pilot, lambda: ("Shorter, five lines.", "held") in lane_texts(chat))
-        # a normal send while held runs at once; the held items stay held
-        await type_and(pilot, "a question first", "enter")
+        # a send while idle runs at once (a steer while idle is a normal send); the held
+        # items stay held
+        await type_and(pilot, "a question first", "ctrl+s")
         await wait_for(pilot, lambda: chat.state == "idle" and
                        len(records(service, sid, "run_end")) == 1)
         await settle(pilot)

@@ -37,11 +37,11 @@ def cmd_queue(args: argparse.Namespace, service: SessionService) -> int:
 def _list(args: argparse.Namespace, service: SessionService) -> int:
     import json
 
+    from .session.index.pending_rows import lane_of
     from .session.lock import is_locked
-    from .session.pending import read_lane
 
-    info = service.resolve(args.session)
-    lane = read_lane(info.path)
+    info = service.resolve(args.session)  # refreshes the session's index rows
+    lane = lane_of(service.layout, info.id, info.path)
     # Nobody has it open: what waits is held until someone resumes the queue, and
     # unread steers were never delivered (they become errors at the next write).
     closed = not is_locked(info.path)

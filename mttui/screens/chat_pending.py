@@ -80,11 +80,12 @@ class PendingChat(Screen[None]):
     # -- hooks the chat screen calls ------------------------------------------------
     def pending_opened(self) -> None:
         """Open worker: show what is pending (read-only; held when nobody writes it)."""
+        from mttui.session.index.pending_rows import lane_of
         from mttui.session.lock import holder_pid
-        from mttui.session.pending import read_lane
 
-        path = self.chat.info.path
-        lane = read_lane(path)
+        info = self.chat.info
+        path = info.path
+        lane = lane_of(self.chat.service.layout, info.id, path)
         free = holder_pid(path) is None
         held = {i.id for i in lane.queue()} if free else set()
         stale = {i.id for i in lane.unread()} if free else set()

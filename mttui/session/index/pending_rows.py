@@ -9,8 +9,10 @@ applying records in any number of catch-ups gives the same rows as a rebuild.
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import Any
 
+from ..paths import Layout
 from ..pending import ACTIVE_STATES, Item, Lane
 
 _COLS = "item_id, mode, text, state, created_at, message_id, error"
@@ -108,3 +110,22 @@ def move_to_end(conn: sqlite3.Connection, sess: int, message_id: str, count: int
         "UPDATE messages SET msg_seq = ?, status = 'sent' WHERE rid = ?", (count, rid)
     )
     return str(text)
+
+
+def lane_of(layout: Layout, session_id: str, path: Path) -> Lane:
+    """The session's active pending items, read from the index (cheap; the caller has
+    refreshed the session's row, e.g. with ``SessionService.get``), else from its log."""
+    from ..pending import read_lane
+    from ..resume_lookup import open_index
+
+    conn = open_index(layout)
+    if conn is not None:
+        try:
+            row = conn.execute("SELECT sess FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is not None:
+                return load_lane(conn, row[0])
+        except sqlite3.Error:
+            pass  # e.g. an index of an older schema: the log says the same
+        finally:
+            conn.close()
+    return read_lane(path)

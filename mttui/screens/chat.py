@@ -26,7 +26,7 @@ from mttui.widgets.markers import scan_markers
 from mttui.widgets.pending_lane import PendingLane
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.session_table import Clock
-from mttui.widgets.status import StatusBar
+from mttui.widgets.status import StatusBar, last_usage
 from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
@@ -123,7 +123,8 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     @work(thread=True, group="open", exit_on_error=False, name="opening the session")
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
-        self.app.call_from_thread(self._opened, scan_markers(info.path))
+        used = last_usage(self.service, info.id)
+        self.app.call_from_thread(self._opened, scan_markers(info.path), used)
         self.pending_opened()
         if not self.chat.writable():
             self.app.call_from_thread(self._read_only)
@@ -152,11 +153,13 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         self.app.call_from_thread(self._resumed, markers, mode, bool(warnings))
         return pending
 
-    def _opened(self, markers: list[Marker]) -> None:
+    def _opened(self, markers: list[Marker], used: tuple[int, bool] | None = None) -> None:
         self._bar()
         info = self.chat.info
         if info is not None:
             self.status.set(compressions=info.compression_count)
+        if used is not None:
+            self.status.set(used=used[0], estimated=used[1])
         self.history.set_markers(markers)
         if self.around is not None:
             self.history.load_around(self.around)

@@ -87,7 +87,12 @@ async def test_queue_and_steer_while_busy(service: SessionService, project: Path
             await wait_for(pilot, lambda n=n: len(lane.rows) == CAPACITY - 1 - n)
         await type_and(pilot, "look at the README too", "ctrl+s")
         await wait_for(pilot, lambda: ("look at the README too", "unread") in lane_texts(chat))
+        await pilot.press("ctrl+r")  # pause: the queued item waits after this run
+        await wait_for(pilot, lambda: lane.held)
         (project / "go").write_text("")
+        await wait_for(pilot, lambda: chat.state == "idle" and not chat.busy
+                       and lane_texts(chat) == [("then summarize", "held")])  # fmt: skip
+        await pilot.press("ctrl+r")  # resume: it runs now
         await wait_for(pilot, lambda: chat.state == "idle" and not chat.busy
                        and not lane.rows)  # fmt: skip
         sid = chat.chat.session_id

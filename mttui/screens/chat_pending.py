@@ -35,7 +35,8 @@ class PendingChat(Screen[None]):
 
     BINDINGS = [
         Binding("ctrl+s", "steer", "Steer", id="steer"),
-        Binding("ctrl+r", "resume_queue", "Resume queue", id="resume_queue", show=False),
+        Binding("ctrl+r", "resume_queue", "Resume / pause queue", id="resume_queue",
+                show=False),
         Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
                 id="edit_last_queued", show=False, priority=True),
     ]
@@ -215,8 +216,12 @@ class PendingChat(Screen[None]):
         self._edit(queued[-1])
 
     def action_resume_queue(self) -> None:
+        """Resume a held queue; pause (hold) one that would run next."""
+        waiting = any(r["mode"] == "queue" for r in self.lane.rows)
         if self.state == "read-only":
             self.notify("this session is open in another process", severity="error")
+        elif waiting and not self.lane.held and self._pending_obj is not None:
+            self._lane_op("pause", None)
         elif self.busy:
             self._lane_op("resume", None)
         elif self.chat.info is not None:
@@ -294,6 +299,7 @@ class PendingChat(Screen[None]):
             "remove": lambda: pending.remove(it["id"]),
             "retry": lambda: pending.retry(it["id"]),
             "resume": pending.resume_queue,
+            "pause": pending.pause_queue,
         }  # fmt: skip
         done = self._report(ops[action])
         self.app.call_from_thread(self.refresh_lane)

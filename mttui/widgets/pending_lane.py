@@ -90,8 +90,9 @@ class PendingLane(Vertical, can_focus=True):
         queued = sum(r["mode"] == "queue" for r in self.rows)
         title = Text(f"Pending · {queued} queued", style="bold")
         if self.held:
-            title.append("  held: nothing runs until you resume the queue (ctrl+r)",
-                         style="yellow")
+            title.append("  held: nothing runs until you resume the queue", style="yellow")
+        else:
+            title.append("  (shift+tab: edit, move, delete)", style="dim")
         self.query_one("#lane-title", Static).update(title)
         self.query_one("#lane-resume", Button).display = self.held
         body = Text()
@@ -179,6 +180,5 @@ def pending_keys() -> list[Binding]:
                 id="steer"),
         Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
                 id="edit_last_queued"),
-        Binding("ctrl+r", "resume_queue", "Resume the queue (lane: shift+tab, e d r shift+↑↓)",
-                id="resume_queue"),
+        Binding("ctrl+r", "resume_queue", "Resume or pause the queue", id="resume_queue"),
     ]

@@ -151,7 +151,9 @@ def test_corrupt_lines_and_held_queue_items(home: Path, project: Path) -> None:
             {"type": "pending_remove", "item_id": "q2"},
         ], start=100):  # fmt: skip
             fh.write(dump_record({**rec, "seq": seq, **base}))
-    SessionService(home, project).catch_up()
+    indexer = SessionService(home, project)
+    indexer.catch_up()
+    indexer.close()  # a connection left to the garbage collector may write index.sqlite later
     plan = check(home, project, sid)
     assert (plan["mode"], codes(plan)) == ("execution", ["corrupt_lines_skipped", "queue_held"])
     warn = {w["code"]: w for w in plan["warnings"]}

@@ -162,6 +162,8 @@ def _drain(approve: str, runner: Runner, pending: Any, asked: ApprovalRequested 
            out: ExecOutput, sigs: _Signals) -> int:
     if asked is not None:  # answer what was pending first (resume.md), then the queue
         out.show(asked)
+        if approve == "ask":  # asked again, not answered: the queue stays held
+            return _needs_approval(runner, out)
         code = _run(approve, runner, _answer(runner, asked, approve), out, sigs)
         if code is not None:
             return code
@@ -177,6 +179,12 @@ def _drain(approve: str, runner: Runner, pending: Any, asked: ApprovalRequested 
     if not ran and not out.json_mode:
         out.note("nothing to run: the queue is empty")
     return EXIT_OK
+
+
+def _needs_approval(runner: Runner, out: ExecOutput) -> int:
+    out.note("approval needed; answer with: mttui queue resume "
+             f"{runner.writer.session_id} --approve all|none")
+    return EXIT_APPROVAL
 
 
 def _answer(runner: Runner, request: ApprovalRequested, approve: str) -> Iterator[RunEvent]:
@@ -208,9 +216,7 @@ def _run(approve: str, runner: Runner, events: Iterator[RunEvent], out: ExecOutp
             return None
         if end.status == "awaiting_approval" and request is not None:
             if approve == "ask":
-                out.note("approval needed; answer with: mttui exec --resume "
-                         f"{runner.writer.session_id} --approve all|none")
-                return EXIT_APPROVAL
+                return _needs_approval(runner, out)
             events = _answer(runner, request, approve)
             continue
         out.error(end.error or f"run ended: {end.status}")

@@ -134,3 +134,24 @@ async def test_new_session_from_the_browser(service: SessionService) -> None:
         await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, ChatScreen) and app.screen.chat.session_id is None
+
+
+async def test_end_and_home_move_the_cursor_to_the_last_and_first_session(
+        service: SessionService, frozen) -> None:
+    for i in range(130):
+        write_session(service, f"s{i:03d}", [])
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        await pilot.press("end")
+        await settle(pilot)
+        # the last loaded row; being near the end loads the next page
+        assert table.current is not None and table.current.title == "s030"
+        assert len(table.sessions) == 130
+        await pilot.press("end")
+        await settle(pilot)
+        assert table.current is not None and table.current.title == "s000"
+        await pilot.press("home")
+        await settle(pilot)
+        assert table.current is not None and table.current.title == "s129"

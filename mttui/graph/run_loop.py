@@ -105,15 +105,27 @@ def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
             }
             runner.writer.append("transcript_message", message=record)
             yield MessageAdded(record)
+            _prune(runner)
             yield RunEnded(run_id, "error", error)
             return
         yield from _ending(seen, run_id)
-    finally:
-        try:
-            if runner.writer.thread_id:
-                prune_thread(runner._saver, runner.writer.thread_id)
-        except Exception as exc:  # pruning is housekeeping; never fail a run for it
-            yield Notice("warning", f"could not prune old checkpoints: {exc}")
+        problem = _prune(runner)
+        if problem:
+            yield Notice("warning", problem)
+    except GeneratorExit:
+        # The consumer went away (a closed pipe, a stop): prune quietly, never yield here.
+        _prune(runner)
+        raise
+
+
+def _prune(runner: Runner) -> str | None:
+    """Drop the thread's old checkpoints; a failure is reported, never raised."""
+    try:
+        if runner.writer.thread_id:
+            prune_thread(runner._saver, runner.writer.thread_id)
+    except Exception as exc:  # pruning is housekeeping; never fail a run for it
+        return f"could not prune old checkpoints: {exc}"
+    return None
 
 
 def _ending(state: _Seen, run_id: str) -> Iterator[RunEvent]:

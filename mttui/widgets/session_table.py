@@ -7,6 +7,7 @@ from datetime import datetime
 
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable
@@ -31,6 +32,11 @@ class SessionTable(DataTable[Text]):
     SessionTable > .datatable--header { background: $panel; color: $text-muted; }
     """
     PREFETCH = 15
+    # DataTable's home/end scroll sideways; in a list of sessions they mean first/last row.
+    BINDINGS = [
+        Binding("home", "first_row", "First", show=False, id="first_session"),
+        Binding("end", "last_row", "Last", show=False, id="last_session"),
+    ]
 
     class NeedMore(Message):
         """The cursor or the scroll position came near the last loaded row."""
@@ -70,6 +76,15 @@ class SessionTable(DataTable[Text]):
             Text(one_line(info.model or "—", 12), style="dim", no_wrap=True),
             badges(info.status),
         ]
+
+    def action_first_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=0, animate=False)
+
+    def action_last_row(self) -> None:
+        """The last loaded row (loading the next page, if any, as the cursor nears it)."""
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)
 
     @property
     def current(self) -> SessionInfo | None:

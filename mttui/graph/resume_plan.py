@@ -69,6 +69,9 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
     warn_log(plan, facts)
     _compare(plan, facts, messages)
     awaiting = {c.get("call_id") for c in (pending or {}).get("tool_calls") or []}
+    if pending is not None:  # the step's other calls run (or not) once it is answered
+        awaiting |= {e.get("call_id") for e in values.get("pending_tool_calls") or []
+                     if isinstance(e, dict)}
     logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
     calls = [c["id"] for c in open_tool_calls(messages) if c["id"] not in awaiting]
     plan.interrupted_tool_calls = list(facts.interrupted)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +46,40 @@ def test_resume_keeps_a_pending_approval_with_an_auto_approved_sibling_call(
     outcomes = [(r["call_id"], r["status"]) for r in read_all(writer.path)[0]
                 if r["type"] == "tool_outcome"]
     assert outcomes == [("call_ls", "success"), ("call_sh", "success")]
+
+
+_SHORT_WRITE = r"""
+import resource, signal, sys
+from pathlib import Path
+from mttui.session.log import SessionLog
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk: write() fails, no signal
+path = Path(sys.argv[1])
+log = SessionLog.create(path, "abcdef123456")
+log.append("session_start", v=1, thread_id="t")
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (path.stat().st_size + 20, hard))
+try:
+    log.append("transcript_message", message={"id": "m1", "content": "x" * 200})
+except OSError:
+    print("append failed")
+resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))  # space again
+log.append("transcript_message", message={"id": "m2", "role": "user", "content": "after"})
+log.close()
+"""
+
+
+def test_an_append_after_a_failed_short_write_is_not_glued_to_the_torn_line(
+    tmp_path: Path,
+) -> None:
+    """A write cut short (disk full) leaves a torn line; the next append must start on
+    a line of its own (else it is lost as corrupt too) and keep ``seq`` gapless."""
+    path = tmp_path / "session-20260101-000000-abcdef123456.jsonl"
+    done = subprocess.run([sys.executable, "-c", _SHORT_WRITE, str(path)],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "append failed" in done.stdout
+    records, stats = read_all(path)
+    assert [r["type"] for r in records] == ["session_start", "transcript_message"]
+    assert records[1]["message"]["id"] == "m2" and records[1]["seq"] == 2
+    assert stats.corrupt_lines == 1 and stats.seq_gaps == 0

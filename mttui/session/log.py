@@ -31,6 +31,7 @@ class SessionLog:
         self.session_id = session_id
         self._lock = lock
         self._seq = next_seq - 1
+        self._torn = False
         self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
 
     # -- opening -------------------------------------------------------------
@@ -72,6 +73,9 @@ class SessionLog:
         """Append several records with a single fsync (nothing acts between them)."""
         if self._fd is None:
             raise ValueError("session log is closed")
+        if self._torn:  # a failed write left part of a line: end it first
+            _terminate_torn_tail(self.path)
+            self._torn = False
         records: list[dict[str, Any]] = []
         for type_, fields in items:
             self._seq += 1
@@ -83,11 +87,19 @@ class SessionLog:
             }
             rec.update({k: v for k, v in fields.items() if k not in rec})
             records.append(rec)
-        for rec in records:
-            data = dump_record(rec)
-            written = os.write(self._fd, data)
-            if written != len(data):  # pragma: no cover - disk full, signals
-                raise OSError(f"short write to {self.path.name}")
+        done = self._seq - len(records)
+        try:
+            for rec in records:
+                data = dump_record(rec)
+                written = os.write(self._fd, data)
+                if written != len(data):  # disk full, file size limit
+                    raise OSError(f"short write to {self.path.name}")
+                done = rec["seq"]
+        except BaseException:
+            # Records not (wholly) written do not take a seq; a partial line is
+            # ended before the next append, so that append is not glued to it.
+            self._seq, self._torn = done, True
+            raise
         os.fsync(self._fd)
         return records
 

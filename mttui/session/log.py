@@ -94,7 +94,7 @@ class SessionLog:
                 written = os.write(self._fd, data)
                 if written != len(data):  # disk full, file size limit
                     raise OSError(f"short write to {self.path.name}")
-                done = int(rec["seq"])
+                done += 1
         except BaseException:
             # Records not (wholly) written do not take a seq; a partial line is
             # ended before the next append, so that append is not glued to it.

@@ -83,3 +83,32 @@ def test_an_append_after_a_failed_short_write_is_not_glued_to_the_torn_line(
     assert [r["type"] for r in records] == ["session_start", "transcript_message"]
     assert records[1]["message"]["id"] == "m2" and records[1]["seq"] == 2
     assert stats.corrupt_lines == 1 and stats.seq_gaps == 0
+
+
+_PID_WRITE_FAILS = r"""
+import resource, signal, sys
+from pathlib import Path
+from mttui.session.lock import SessionLock, is_locked
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+path = Path(sys.argv[1])
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (0, hard))  # the pid cannot be written
+try:
+    SessionLock(path).acquire()
+except OSError as exc:
+    print("acquire failed:", type(exc).__name__)
+resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+print("locked after failure:", is_locked(path))
+"""
+
+
+def test_a_lock_whose_acquire_failed_is_not_left_held(tmp_path: Path) -> None:
+    """``acquire`` failing after the flock (writing the pid) must not keep the lock:
+    else the session stays "open for writing" for the rest of the process."""
+    path = tmp_path / "session-20260101-000000-abcdef123456.jsonl"
+    done = subprocess.run([sys.executable, "-c", _PID_WRITE_FAILS, str(path)],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "acquire failed" in done.stdout
+    assert "locked after failure: False" in done.stdout

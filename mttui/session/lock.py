@@ -58,9 +58,13 @@ class SessionLock:
                     os.close(fd)
                     raise SessionLocked(self.log_path, _read_pid(self.path)) from None
                 time.sleep(0.02)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
-        os.fsync(fd)
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)  # closing the only descriptor drops the flock
+            raise
         self._fd = fd
 
     @property

@@ -29,7 +29,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_APPROVAL, EXIT_LOCKED, EXIT_NOT_FOUND = 0
 EXIT_SIGINT, EXIT_SIGTERM = 130, 143
 
 
-class _Signals:
+class StopSignals:
     """SIGINT/SIGTERM → a clean stop of the run; a second signal exits at once."""
 
     def __init__(self) -> None:
@@ -48,6 +48,13 @@ class _Signals:
         for sig, old in self._old.items():
             signal.signal(sig, old)
 
+    def __enter__(self) -> StopSignals:
+        self.install()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.restore()
+
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         code = EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
         if self.code is not None:
@@ -60,7 +67,7 @@ class _Signals:
 def run_exec(args: argparse.Namespace, service: SessionService) -> int:
     """Run ``mttui exec`` with parsed ``args``; returns the exit code."""
     out = ExecOutput(json_mode=bool(getattr(args, "json", False)))
-    sigs = _Signals()
+    sigs = StopSignals()
     sigs.install()
     try:
         return _run(args, service, out, sigs)
@@ -72,7 +79,9 @@ def run_exec(args: argparse.Namespace, service: SessionService) -> int:
         sigs.restore()
 
 
-def _run(args: argparse.Namespace, service: SessionService, out: ExecOutput, sigs: _Signals) -> int:
+def _run(
+    args: argparse.Namespace, service: SessionService, out: ExecOutput, sigs: StopSignals
+) -> int:
     from .config import load_settings
 
     flags = {k: getattr(args, k, None) for k in ("provider", "model", "base_url", "approval")}
@@ -151,7 +160,7 @@ def _session(
     *,
     reopened: bool,
     out: ExecOutput,
-    sigs: _Signals,
+    sigs: StopSignals,
 ) -> int:
     pending: ApprovalRequested | None = None
     if reopened:
@@ -203,7 +212,7 @@ def _answer(runner: Runner, request: ApprovalRequested, approve: str) -> Iterato
 
 
 def _drain(
-    runner: Runner, events: Iterator[RunEvent], approve: str, out: ExecOutput, sigs: _Signals
+    runner: Runner, events: Iterator[RunEvent], approve: str, out: ExecOutput, sigs: StopSignals
 ) -> int | None:
     """Print events until the run ends; answer approvals per ``--approve``.
 

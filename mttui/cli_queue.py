@@ -9,11 +9,11 @@ does, answering approvals per ``--approve`` (``ask``: exit 3 at the first one).
 from __future__ import annotations
 
 import argparse
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cli_exec import StopSignals
 from .cli_exec_output import ExecOutput
 
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from .session.service import SessionService
 
 EXIT_OK, EXIT_FAILED, EXIT_APPROVAL = 0, 1, 3
-EXIT_SIGINT, EXIT_SIGTERM = 130, 143
 
 
 def cmd_queue(args: argparse.Namespace, service: SessionService) -> int:
@@ -101,29 +100,6 @@ def queue_prompt(writer: Any, prompt: str, out: ExecOutput) -> None:
              f"`mttui queue resume {writer.session_id}`")
 
 
-class _Signals:
-    """SIGINT/SIGTERM stop the current run; the queue does not go on."""
-
-    def __init__(self) -> None:
-        self.code: int | None = None
-        self.runner: Runner | None = None
-        self._old: dict[int, Any] = {}
-
-    def __enter__(self) -> _Signals:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self._old[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        self.code = EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
-        if self.runner is not None:
-            self.runner.stop()
-
-
 def _resume(args: argparse.Namespace, service: SessionService) -> int:
     from .config import load_settings
     from .graph.pending_runtime import PendingInputs
@@ -135,7 +111,7 @@ def _resume(args: argparse.Namespace, service: SessionService) -> int:
     out = ExecOutput(json_mode=bool(args.json))
     info = service.resolve(args.session)
     code = EXIT_FAILED
-    with _Signals() as sigs, service.open_session(info.path) as writer:
+    with StopSignals() as sigs, service.open_session(info.path) as writer:
         runner = Runner(writer, settings, checkpoints_path=service.layout.checkpoints_path(
             info.project_hash), project=Path(info.project))  # fmt: skip
         sigs.runner = runner
@@ -159,7 +135,7 @@ def _resume(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def _drain(approve: str, runner: Runner, pending: Any, asked: ApprovalRequested | None,
-           out: ExecOutput, sigs: _Signals) -> int:
+           out: ExecOutput, sigs: StopSignals) -> int:
     if asked is not None:  # answer what was pending first (resume.md), then the queue
         out.show(asked)
         if approve == "ask":  # asked again, not answered: the queue stays held
@@ -195,7 +171,7 @@ def _answer(runner: Runner, request: ApprovalRequested, approve: str) -> Iterato
 
 
 def _run(approve: str, runner: Runner, events: Iterator[RunEvent], out: ExecOutput,
-         sigs: _Signals) -> int | None:
+         sigs: StopSignals) -> int | None:
     """Print one run's events (approvals per ``approve``); an exit code, or ``None`` to go on."""
     from .graph.events import ApprovalRequested, Notice, RunEnded
 

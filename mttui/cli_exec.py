@@ -181,7 +181,8 @@ def _session(
         if args.approve == "ask":
             code: int | None = _needs_approval(runner, out)
         else:
-            code = _drain(runner, _answer(runner, pending, args.approve), args.approve, out, sigs)
+            answered = answer_per_flag(runner, pending, args.approve)
+            code = _drain(runner, answered, args.approve, out, sigs)
         if code is not None:
             if prompt:  # a new input while an approval waits is queued, not dropped
                 from .cli_queue import queue_prompt
@@ -204,7 +205,10 @@ def _needs_approval(runner: Runner, out: ExecOutput) -> int:
     return EXIT_APPROVAL
 
 
-def _answer(runner: Runner, request: ApprovalRequested, approve: str) -> Iterator[RunEvent]:
+def answer_per_flag(
+    runner: Runner, request: ApprovalRequested, approve: str
+) -> Iterator[RunEvent]:
+    """Answer every call of ``request`` as ``--approve all|none`` says."""
     verdict = "approve" if approve == "all" else "deny"
     decisions = {c["call_id"]: verdict for c in request.tool_calls}
     reason = None if approve == "all" else "denied by --approve none"
@@ -236,7 +240,7 @@ def _drain(
                 return sigs.code
             if approve == "ask":
                 return _needs_approval(runner, out)
-            events = _answer(runner, request, approve)
+            events = answer_per_flag(runner, request, approve)
             continue
         if end.status == "completed":
             return sigs.code

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cli_exec import StopSignals
+from .cli_exec import StopSignals, answer_per_flag
 from .cli_exec_output import ExecOutput
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def _drain(approve: str, runner: Runner, pending: Any, asked: ApprovalRequested 
         out.show(asked)
         if approve == "ask":  # asked again, not answered: the queue stays held
             return _needs_approval(runner, out)
-        code = _run(approve, runner, _answer(runner, asked, approve), out, sigs)
+        code = _run(approve, runner, answer_per_flag(runner, asked, approve), out, sigs)
         if code is not None:
             return code
     pending.resume_queue()
@@ -161,13 +161,6 @@ def _needs_approval(runner: Runner, out: ExecOutput) -> int:
     out.note("approval needed; answer with: mttui queue resume "
              f"{runner.writer.session_id} --approve all|none")
     return EXIT_APPROVAL
-
-
-def _answer(runner: Runner, request: ApprovalRequested, approve: str) -> Iterator[RunEvent]:
-    verdict = "approve" if approve == "all" else "deny"
-    decisions = {c["call_id"]: verdict for c in request.tool_calls}
-    return runner.answer_approval(request.request_id, decisions,
-                                  reason=None if approve == "all" else "denied by --approve none")
 
 
 def _run(approve: str, runner: Runner, events: Iterator[RunEvent], out: ExecOutput,
@@ -193,7 +186,7 @@ def _run(approve: str, runner: Runner, events: Iterator[RunEvent], out: ExecOutp
         if end.status == "awaiting_approval" and request is not None:
             if approve == "ask":
                 return _needs_approval(runner, out)
-            events = _answer(runner, request, approve)
+            events = answer_per_flag(runner, request, approve)
             continue
         out.error(end.error or f"run ended: {end.status}")
         return EXIT_FAILED

@@ -11,7 +11,8 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .session.writer import SessionWriter
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_APPROVAL, EXIT_LOCKED, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
-EXIT_SIGINT, EXIT_SIGTERM = 130, 143
+EXIT_SIGINT, EXIT_SIGTERM, EXIT_SIGPIPE = 130, 143, 141
 
 
 class StopSignals:
@@ -63,14 +64,47 @@ class StopSignals:
         if self.runner is not None:
             self.runner.stop()
 
+    def pipe_closed(self) -> None:
+        """Our output was closed (``| head``): stop the run like a signal would (141)."""
+        if self.code is None:
+            self.code = EXIT_SIGPIPE
+        if self.runner is not None:
+            self.runner.stop()
+
+
+def run_in_worker(work: Callable[[], int]) -> int:
+    """Run ``work`` in a thread while the main thread waits in short slices.
+
+    Signal handlers only run in the main thread, and a SIGINT the kernel hands to a
+    busy worker thread does not wake a main thread blocked on a lock: waiting in
+    slices lets Ctrl+C and SIGTERM stop a run (or a long tool) at once.
+    """
+    result: list[int] = []
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            result.append(work())
+        except BaseException as exc:  # handed to the main thread below
+            failure.append(exc)
+
+    thread = threading.Thread(target=target, name="mttui-run", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(0.1)
+    if failure:
+        raise failure[0]
+    return result[0]
+
 
 def run_exec(args: argparse.Namespace, service: SessionService) -> int:
     """Run ``mttui exec`` with parsed ``args``; returns the exit code."""
     out = ExecOutput(json_mode=bool(getattr(args, "json", False)))
     sigs = StopSignals()
+    out.on_closed = sigs.pipe_closed
     sigs.install()
     try:
-        return _run(args, service, out, sigs)
+        return run_in_worker(lambda: _run(args, service, out, sigs))
     except Exception as exc:
         from .cli import report_error
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from .graph.events import (
@@ -47,11 +50,20 @@ class ExecOutput:
 
     def __init__(self, *, json_mode: bool, out: TextIO | None = None, err: TextIO | None = None):
         self.json_mode = json_mode
-        self.out = out or sys.stdout
+        self.out: Any = _PipeGuard(out or sys.stdout, self._output_closed)
+        self.on_closed: Callable[[], None] | None = None
+        self.closed = False
         self.err = err or sys.stderr
         self._calls: dict[str, tuple[str, Any]] = {}
         self._streamed: set[str] = set()
         self._open_line = False
+
+    def _output_closed(self) -> None:
+        """The reader went away (``| head``): stop the run cleanly, print nothing more."""
+        if not self.closed:
+            self.closed = True
+            if self.on_closed is not None:
+                self.on_closed()
 
     # -- low level --------------------------------------------------------------
     def event(self, name: str, **fields: Any) -> None:
@@ -160,3 +172,36 @@ class ExecOutput:
             self._end_text()
             if ev.status == "stopped":
                 self._line("(stopped)", err=True)
+
+
+class _PipeGuard:
+    """A text stream whose writes stop (and report once) when the pipe is closed."""
+
+    def __init__(self, stream: TextIO, on_closed: Callable[[], None]) -> None:
+        self._stream = stream
+        self._on_closed = on_closed
+        self._closed = False
+
+    def _broken(self) -> None:
+        self._closed = True
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+        self._on_closed()
+
+    def write(self, text: str) -> None:
+        if self._closed:
+            return
+        try:
+            self._stream.write(text)
+        except BrokenPipeError:
+            self._broken()
+
+    def flush(self) -> None:
+        if self._closed:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._broken()

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cli_exec import StopSignals, answer_per_flag
+from .cli_exec import StopSignals, answer_per_flag, run_in_worker
 from .cli_exec_output import ExecOutput
 
 if TYPE_CHECKING:
@@ -29,7 +29,8 @@ def cmd_queue(args: argparse.Namespace, service: SessionService) -> int:
     if action == "list":
         return _list(args, service)
     if action == "resume":
-        return _resume(args, service)
+        with StopSignals() as sigs:  # handlers belong to the main thread
+            return run_in_worker(lambda: _resume(args, service, sigs))
     return _change(args, service)
 
 
@@ -100,7 +101,7 @@ def queue_prompt(writer: Any, prompt: str, out: ExecOutput) -> None:
              f"`mttui queue resume {writer.session_id}`")
 
 
-def _resume(args: argparse.Namespace, service: SessionService) -> int:
+def _resume(args: argparse.Namespace, service: SessionService, sigs: StopSignals) -> int:
     from .config import load_settings
     from .graph.pending_runtime import PendingInputs
     from .graph.reopen import resume_session
@@ -109,9 +110,10 @@ def _resume(args: argparse.Namespace, service: SessionService) -> int:
     flags = {k: getattr(args, k, None) for k in ("provider", "model", "base_url", "approval")}
     settings = load_settings(flags)
     out = ExecOutput(json_mode=bool(args.json))
+    out.on_closed = sigs.pipe_closed
     info = service.resolve(args.session)
     code = EXIT_FAILED
-    with StopSignals() as sigs, service.open_session(info.path) as writer:
+    with service.open_session(info.path) as writer:
         runner = Runner(writer, settings, checkpoints_path=service.layout.checkpoints_path(
             info.project_hash), project=Path(info.project))  # fmt: skip
         sigs.runner = runner

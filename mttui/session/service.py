@@ -13,7 +13,7 @@ from .delete import delete_session, finish_delete
 from .errors import MttuiError, SessionNotFound
 from .export import export_jsonl, export_markdown
 from .index import ingest, queries
-from .index.ingest import ingest_file, session_row
+from .index.ingest import ingest_file, rel_path, session_row
 from .index.schema import connect
 from .index.search import search as index_search
 from .log import SessionLog
@@ -94,11 +94,35 @@ class SessionService:
         start = first_record(path)
         sid = (start or {}).get("session_id") or path.stem.rsplit("-", 1)[-1]
         log = SessionLog.open(path, sid)
-        thread_id = (start or {}).get("thread_id")
-        for _, rec in read_records(path):
-            if rec.get("type") == "session_update" and rec.get("thread_id"):
-                thread_id = rec["thread_id"]
+        try:
+            thread_id = self._indexed_thread_id(path, sid)
+            if thread_id is None:  # the index is behind or unreadable: ask the log
+                thread_id = (start or {}).get("thread_id")
+                for _, rec in read_records(path):
+                    if rec.get("type") == "session_update" and rec.get("thread_id"):
+                        thread_id = rec["thread_id"]
+        except BaseException:
+            log.close()
+            raise
         return self._writer(log, thread_id=thread_id)
+
+    def _indexed_thread_id(self, path: Path, session_id: str) -> str | None:
+        """The session's current thread id from the index, if it has ingested the whole file.
+
+        Spares a full parse of a long log on every open for writing.
+        """
+        self._index_file(path)
+        with self._lock:
+            try:
+                row = self._db().execute(
+                    "SELECT thread_id, byte_offset FROM sessions WHERE id = ? AND path = ?",
+                    (session_id, rel_path(self.layout, path)),
+                ).fetchone()
+            except (sqlite3.Error, ValueError):
+                return None
+        if row is None or not row[0] or row[1] != path.stat().st_size:
+            return None
+        return str(row[0])
 
     def _writer(self, log: SessionLog, *, thread_id: str | None) -> SessionWriter:
         return SessionWriter(

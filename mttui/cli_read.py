@@ -1,4 +1,7 @@
-"""The read-side commands: sessions, history, search, export, rename, delete, reindex, doctor."""
+"""The read-side commands: sessions, history, search, export, rename, delete, reindex, doctor.
+
+The service catches up with the logs before its first answer, so no command asks it to.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ from .session.service import SessionService
 
 
 def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
-    service.catch_up(all_projects=args.all_projects)
     page = service.list_sessions(
         all_projects=args.all_projects, limit=args.limit, cursor=args.cursor
     )
@@ -45,7 +47,6 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def cmd_history(args: argparse.Namespace, service: SessionService) -> int:
-    service.catch_up()
     info = service.resolve(args.session)
     page = service.history(info.id, limit=args.limit, before=args.before, around=args.around)
     if args.json:
@@ -74,7 +75,6 @@ def cmd_history(args: argparse.Namespace, service: SessionService) -> int:
 
 def cmd_search(args: argparse.Namespace, service: SessionService) -> int:
     scope = "session" if args.session else ("all" if args.all_projects else "project")
-    service.catch_up(all_projects=scope == "all")
     session_id = service.resolve(args.session).id if args.session else None
     hits = service.search(args.query, scope=scope, session_id=session_id, limit=args.limit)
     if args.json:
@@ -93,7 +93,6 @@ def cmd_search(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def cmd_export(args: argparse.Namespace, service: SessionService) -> int:
-    service.catch_up()
     info = service.resolve(args.session)
     chunks = service.export(info.id, args.format)
     if args.output:
@@ -108,7 +107,6 @@ def cmd_export(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def cmd_rename(args: argparse.Namespace, service: SessionService) -> int:
-    service.catch_up()
     info = service.resolve(args.session)
     title = " ".join(args.title.split())
     if not title:
@@ -120,7 +118,6 @@ def cmd_rename(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, service: SessionService) -> int:
-    service.catch_up()
     info = service.resolve(args.session)
     if not args.yes:
         if not sys.stdin.isatty():

@@ -21,7 +21,7 @@ def run_tui(args: argparse.Namespace, service: SessionService) -> int:
     """Open the session browser, or a session with ``--continue`` / ``--resume S``."""
     settings = _settings(args)
     open_session: str | None = None
-    service.catch_up()
+    # No catch-up here: the browser does it in a worker once it is on screen.
     if args.continue_ or args.resume:
         ref = "last" if args.continue_ else args.resume
         open_session = service.resolve(ref).id

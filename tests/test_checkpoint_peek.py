@@ -17,11 +17,7 @@ from typing import Any
 
 import ormsgpack
 import pytest
-from fake_openai import FakeOpenAI
 from langchain_core.messages import AIMessage
-from resume_support import check, cli, codes
-from test_crash import POINTS, World
-from test_resume_apply import _crash_state
 
 from mttui.graph.resume_apply import resume_session
 from mttui.graph.resume_plan import check_resume, graph_state
@@ -29,6 +25,9 @@ from mttui.session.checkpoint_peek import PeekState, peek_state
 from mttui.session.log import dump_record
 from mttui.session.paths import Layout, project_hash
 from mttui.session.resume_check import check_log
+from tests.support.crash import POINTS, World, parallel_call_crash
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.resume import check, cli, codes
 
 LONG = "please remember this detail about the parser module. " * 12
 NULL_TASK = "00000000-0000-0000-0000-000000000000"
@@ -118,7 +117,7 @@ def test_in_process_situations(make_runner: Any, home: Path, project: Path) -> N
     assert same_plan(home, project, chained.writer.session_id)["compression_used"]
 
     crashed = make_runner()
-    interrupted, dangling = _crash_state(crashed)  # the kill -9 between two parallel calls
+    interrupted, dangling = parallel_call_crash(crashed)  # the kill -9 between two parallel calls
     plan = same_plan(home, project, crashed.writer.session_id)
     assert (plan["interrupted_tool_calls"], plan["dangling_tool_calls"]) == (
         [interrupted], [dangling])
@@ -133,7 +132,7 @@ def test_in_process_situations(make_runner: Any, home: Path, project: Path) -> N
         "history_length_mismatch", "transcript_incomplete"]
 
     moved = make_runner()
-    _crash_state(moved)
+    parallel_call_crash(moved)
     moved.writer.append("session_update", thread_id="thread-gone")  # no checkpoint for it
     moved.invalidate()
     assert same_plan(home, project, moved.writer.session_id)["mode"] == "transcript"

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from resume_support import cli, events
+from tests.support.resume import cli, events
 
 OFFLINE = {"MTTUI_PROVIDER": "offline"}
 

@@ -8,21 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fake_openai import error
-from test_compression_support import (  # noqa: F401 - fixture by name
-    FILLER,
-    cli_env,
-    json_lines,
-    records,
-    routed_fixture,
-)
-
 from mttui.config import load_settings
 from mttui.graph.compression import is_summary
 from mttui.graph.events import RunEnded
 from mttui.graph.runner import Runner
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
+from tests.support.compression import FILLER, cli_env, json_lines
+from tests.support.fake_openai import error
+from tests.support.logs import records
 
 
 def _compact(home: Path, project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -6,25 +6,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fake_openai import error, text, tools
-from test_compression_support import (  # noqa: F401 - fixture by name
-    FILLER,
-    after_summary,
-    assert_pairs,
-    ids_of,
-    is_summary_message,
-    records,
-    routed_fixture,
-    snapshot_text,
-    transcript,
-)
-
 from mttui.graph.compression import SUMMARY_HEADER, is_summary
 from mttui.graph.events import Compressed, Notice
 from mttui.graph.resume_plan import check_resume
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
 from mttui.session.transcript import fold
+from tests.support.compression import (
+    FILLER,
+    after_summary,
+    assert_pairs,
+    ids_of,
+    is_summary_message,
+    snapshot_text,
+    transcript,
+)
+from tests.support.fake_openai import error, text, tools
+from tests.support.logs import records
 
 PROMPT = "Read notes.txt twelve times and tell me what changed."
 

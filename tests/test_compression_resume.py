@@ -10,19 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fake_openai import slow, text
-from test_compression_support import (  # noqa: F401 - fixture by name
-    FILLER,
-    after_summary,
-    cli_env,
-    ids_of,
-    json_lines,
-    records,
-    routed_fixture,
-    transcript,
-    wait_until,
-)
-
 from mttui.config import load_settings
 from mttui.graph.compression import SUMMARY_HEADER, is_summary
 from mttui.graph.reopen import resume_session
@@ -30,6 +17,17 @@ from mttui.graph.runner import Runner
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
 from mttui.session.transcript import fold
+from tests.support.compression import (
+    FILLER,
+    after_summary,
+    cli_env,
+    ids_of,
+    json_lines,
+    transcript,
+    wait_until,
+)
+from tests.support.fake_openai import slow, text
+from tests.support.logs import records
 
 
 def _cli(home: Path, project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

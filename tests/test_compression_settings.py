@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fake_openai import error, text
-from test_compression_support import FILLER, is_summary_message, records, routed_fixture  # noqa: F401
 
 from mttui.config import load_settings
 from mttui.graph.compression import MAX_FAILURES
 from mttui.graph.events import Compressed, Notice
+from tests.support.compression import FILLER, is_summary_message
+from tests.support.fake_openai import error, text
+from tests.support.logs import records
 
 LONG = FILLER * 40  # ~710 tokens by the local estimate
 

@@ -6,22 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    make_app,
-    msg,
-    screen_text,
-    service_fixture,
-    settings,
-    settle,
-    write_session,
-)
-
 from mttui.screens.chat import ChatScreen
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.status import StatusBar
+from tests.support.tui import SIZE, make_app, msg, screen_text, settings, settle, write_session
 
 
 async def _until(pilot: Any, condition: Any, limit: float = 20.0) -> None:

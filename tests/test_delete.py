@@ -14,11 +14,6 @@ from mttui.session.lock import lock_path_for
 from mttui.session.service import SessionService
 
 
-@pytest.fixture
-def svc(home: Path, project: Path) -> SessionService:
-    return SessionService(home, project)
-
-
 def _checkpoints(svc: SessionService, threads: list[str]) -> Path:
     """A database with SqliteSaver's two tables, as LangGraph lays them out."""
     path = svc.checkpoints_path()

@@ -5,14 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from mttui.session.service import SessionService
-
-
-@pytest.fixture
-def svc(home: Path, project: Path) -> SessionService:
-    return SessionService(home, project)
 
 
 def _session(svc: SessionService, text: str = "hello") -> tuple[str, Path]:

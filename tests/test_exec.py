@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, slow, text, tools
 
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
+from tests.support.fake_openai import FakeOpenAI, slow, text, tools
 
 KEY_MARKER = "sk-UNIQUE-marker-7f3a9c-never-store-me"
 

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from mttui.session.errors import MttuiError
 from mttui.session.service import SessionService
-
-
-@pytest.fixture
-def svc(home: Path, project: Path) -> SessionService:
-    return SessionService(home, project)
 
 
 def _session(svc: SessionService) -> str:

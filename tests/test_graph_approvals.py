@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, text, tools
 
 from mttui.graph.events import ApprovalRequested, RunEnded, ToolDispatched
 from mttui.graph.runner import ApprovalPendingError, RunnerError
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
+from tests.support.fake_openai import FakeOpenAI, text, tools
 
 
 def _records(runner: Any, type_: str | None = None) -> list[dict[str, Any]]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_openai import FakeOpenAI, error, text, tools
-
 from mttui.graph.compression import MAX_FAILURES, is_summary
 from mttui.graph.events import Compressed, Notice, RunEnded
 from mttui.session.reader import read_all
+from tests.support.fake_openai import FakeOpenAI, error, text, tools
 
 LONG = "please remember this detail about the parser module. " * 12  # ~650 chars
 

@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI, error, hang, text, tools
 from langchain_core.messages import AIMessage
 
 from mttui.graph.events import MessageAdded, RunEnded, RunStarted, TextDelta, UsageUpdated
 from mttui.session.reader import read_all
+from tests.support.fake_openai import FakeOpenAI, error, hang, text, tools
 
 
 def _records(runner: Any, type_: str | None = None) -> list[dict[str, Any]]:

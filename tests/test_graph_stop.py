@@ -6,11 +6,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI, slow, text
-
 from mttui.graph.events import RunEnded, TextDelta, ToolDispatched
 from mttui.graph.repair import open_tool_calls
 from mttui.session.reader import read_all
+from tests.support.fake_openai import FakeOpenAI, slow, text
 
 
 def _records(runner: Any, type_: str) -> list[dict[str, Any]]:

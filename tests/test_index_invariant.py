@@ -8,7 +8,6 @@ files vanishing). The logical content of every table is compared, not rowids.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -21,6 +20,7 @@ from mttui.session.index.ingest import build_index
 from mttui.session.log import dump_record
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
+from tests.support.index_dump import logical_dump
 
 PENDING = ["add", "edit", "move", "remove", "steer", "take", "read", "fail", "retry", "lost"]
 TEXTS = st.text(alphabet="abcXYZ 快速排序缓存\n\"'", max_size=30)
@@ -157,29 +157,6 @@ class World:
         for path in list(self.writers):
             self._close(path)
         self.reader_svc.catch_up()
-
-
-def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows with the surrogate key ``sess`` replaced by the session id."""
-    conn = sqlite3.connect(db)
-    try:
-        out: dict[str, list[tuple[Any, ...]]] = {}
-        cols = [r[1] for r in conn.execute("PRAGMA table_info(sessions)") if r[1] != "sess"]
-        out["sessions"] = sorted(conn.execute(f"SELECT {', '.join(cols)} FROM sessions"))
-        for table in ("messages", "approvals", "open_tools", "pending", "threads"):
-            tcols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-            keep = [f"t.{c}" for c in tcols if c not in ("sess", "rid")]
-            out[table] = sorted(
-                conn.execute(
-                    f"SELECT s.id, {', '.join(keep)} FROM {table} t JOIN sessions s USING (sess)"
-                ),
-                key=lambda r: json.dumps(r, default=str),
-            )
-        conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
-        out["fts_rows"] = [conn.execute("SELECT count(*) FROM messages_fts").fetchone()]
-        return out
-    finally:
-        conn.close()
 
 
 _TORN_THEN_REOPEN = [("new", 0, None), ("torn", 0, None), ("catch_up", 0, None),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, error, hang, text, tools
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from mttui.config import Settings
@@ -13,6 +12,7 @@ from mttui.graph.compress_prompt import compress_request
 from mttui.graph.models import OFFLINE_HELP, ModelConfigError, describe_model_error, make_model
 from mttui.graph.models.offline import OfflineChatModel, parse_triggers
 from mttui.graph.tools import TOOL_SCHEMAS
+from tests.support.fake_openai import FakeOpenAI, error, hang, text, tools
 
 
 def _stream(model: Any, messages: list[Any]) -> Any:

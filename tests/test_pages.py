@@ -12,11 +12,6 @@ from mttui.session.errors import MttuiError
 from mttui.session.service import SessionService
 
 
-@pytest.fixture
-def svc(home: Path, project: Path) -> SessionService:
-    return SessionService(home, project)
-
-
 def _session(svc: SessionService, n: int) -> str:
     with svc.create_session(provider="p", model="m") as w:
         w.append_many(

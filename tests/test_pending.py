@@ -20,11 +20,6 @@ from mttui.session.service import SessionService
 from mttui.session.transcript import fold
 
 
-@pytest.fixture
-def svc(home: Path, project: Path) -> SessionService:
-    return SessionService(home, project)
-
-
 def _msg(mid: str, text: str, status: str = "sent") -> dict[str, Any]:
     return {"id": mid, "role": "user", "content": text, "status": status}
 

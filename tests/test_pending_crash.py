@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, text, tools
-from pending_support import FIRST, SECOND, STEER, WAIT_FOR_GO
-from resume_support import cli, env, events
 
 from mttui.session.pending import NOT_DELIVERED
 from mttui.session.reader import read_all
 from mttui.session.transcript import fold
+from tests.support.fake_openai import FakeOpenAI, text, tools
+from tests.support.pending_driver import FIRST, SECOND, STEER, WAIT_FOR_GO
+from tests.support.resume import cli, env, events
 
-DRIVER = Path(__file__).with_name("pending_support.py")
+DRIVER = Path(__file__).parent / "support" / "pending_driver.py"
 
 
 def _crash(home: Path, project: Path, fake: FakeOpenAI, fault: str) -> str:

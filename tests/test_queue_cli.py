@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fake_openai import FakeOpenAI, text, tools
-from resume_support import cli, events
-
 from mttui.session.pending import CAPACITY
 from mttui.session.service import SessionService
+from tests.support.fake_openai import FakeOpenAI, text, tools
+from tests.support.resume import cli, events
 
 
 def _session(home: Path, project: Path) -> str:

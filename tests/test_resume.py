@@ -8,23 +8,22 @@ import os
 import sqlite3
 from pathlib import Path
 
-from fake_openai import FakeOpenAI, text, tools
-from resume_support import (
+from mttui.session.log import dump_record
+from mttui.session.paths import project_hash
+from mttui.session.service import SessionService
+from tests.support.fake_openai import FakeOpenAI, text, tools
+from tests.support.logs import records
+from tests.support.resume import (
     assert_every_call_answered,
     check,
     cli,
     codes,
     events,
     index_equals_rebuild,
-    log_records,
     recheck,
     request_text,
     snapshot,
 )
-
-from mttui.session.log import dump_record
-from mttui.session.paths import project_hash
-from mttui.session.service import SessionService
 
 
 def _fake_env(fake: FakeOpenAI) -> dict[str, str]:
@@ -70,7 +69,7 @@ def test_deleted_checkpoint_database_resumes_the_transcript(
     evs = _exec(home, project, "--resume", sid, "third question", **env)
     assert _resumed(evs) == ("transcript", ["execution_not_restored"])
     new_thread = next(e for e in evs if e["event"] == "resumed")["thread_id"]
-    updates = [r for r in log_records(_log(home, project, sid)) if r["type"] == "session_update"]
+    updates = [r for r in records(_log(home, project, sid)) if r["type"] == "session_update"]
     assert updates[-1]["thread_id"] == new_thread != evs[0]["thread_id"]
     sent = fake_openai.requests[-1]
     assert_every_call_answered(sent)
@@ -105,7 +104,7 @@ def test_missing_thread_id(home: Path, project: Path) -> None:
     assert plan["dangling_tool_calls"] == ["call_x"]
     evs = _exec(home, project, "--resume", "abcd", "--provider", "offline", "go on")
     assert _resumed(evs) == ("transcript", ["dangling_tool_call_closed", "execution_not_restored"])
-    outcomes = [r for r in log_records(path) if r["type"] == "tool_outcome"]
+    outcomes = [r for r in records(path) if r["type"] == "tool_outcome"]
     assert [(o["call_id"], o["status"]) for o in outcomes] == [("call_x", "cancelled")]
     assert not (project / "x").exists()
 
@@ -126,7 +125,7 @@ def test_approval_without_a_recoverable_interrupt(home: Path, project: Path) -> 
     assert _resumed(evs)[0] == "transcript"
     assert not any(e["event"] == "approval_request" for e in evs)
     assert not (project / "runs.txt").exists()  # closed as cancelled, never run
-    decision = [r for r in log_records(_log(home, project, sid))
+    decision = [r for r in records(_log(home, project, sid))
                 if r["type"] == "approval_decision"]  # fmt: skip
     assert [d["request_id"] for d in decision] == [_request_id(home, project, sid)]
     again = recheck(home, project, sid)  # the stale request is closed: execution from now on
@@ -135,7 +134,7 @@ def test_approval_without_a_recoverable_interrupt(home: Path, project: Path) -> 
 
 
 def _request_id(home: Path, project: Path, sid: str) -> str:
-    recs = log_records(_log(home, project, sid))
+    recs = records(_log(home, project, sid))
     return str(next(r["request_id"] for r in recs if r["type"] == "approval_request"))
 
 

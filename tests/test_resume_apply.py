@@ -18,6 +18,7 @@ from mttui.session.resume_check import plan_from_facts
 from mttui.session.resume_facts import index_facts, read_facts
 from mttui.session.resume_lookup import open_index, resolve
 from mttui.session.service import SessionService
+from tests.support.crash import parallel_call_crash
 
 LONG = "please remember this detail about the parser module. " * 12
 
@@ -111,26 +112,9 @@ def test_the_fast_path_never_reads_before_the_last_compression(
     assert [m["id"] for m in fast.view] == [m["id"] for m in full.view]
 
 
-def _crash_state(runner: Any) -> tuple[str, str]:
-    """What a kill -9 between two parallel tool calls leaves: the assistant message
-    with two calls in log and checkpoint, the first call dispatched, no outcomes."""
-    list(runner.run("hello"))
-    calls = [{"id": "call_1", "name": "shell", "args": {"command": "echo 1"}, "type": "tool_call"},
-             {"id": "call_2", "name": "shell", "args": {"command": "echo 2"}, "type": "tool_call"}]
-    ai = AIMessage(content="", id="msg-ai-crash", tool_calls=calls)
-    runner.writer.append("transcript_message", message={
-        "id": ai.id, "role": "assistant", "content": "", "status": "sent",
-        "tool_calls": [{k: c[k] for k in ("id", "name", "args")} for c in calls]})
-    runner.writer.append("run_start", run_id="run-crash")
-    runner.writer.append("tool_dispatch", run_id="run-crash", call_id="call_1",
-                         tool_name="shell", arguments_sha256="x")  # fmt: skip
-    runner.graph.update_state(runner.config, {"messages": [ai]}, as_node="reasoning")
-    return "call_1", "call_2"
-
-
 def test_apply_closes_calls_once_and_twice_writes_nothing(make_runner: Any) -> None:
     runner = make_runner()
-    interrupted, dangling = _crash_state(runner)
+    interrupted, dangling = parallel_call_crash(runner)
     plan, _ = plan_for_runner(runner)
     assert plan.codes() == ["tool_interrupted", "dangling_tool_call_closed"]
     assert (plan.interrupted_tool_calls, plan.dangling_tool_calls) == ([interrupted], [dangling])
@@ -154,7 +138,7 @@ def test_apply_closes_calls_once_and_twice_writes_nothing(make_runner: Any) -> N
 
 def test_transcript_mode_apply_is_idempotent(make_runner: Any, home: Path, project: Path) -> None:
     runner = make_runner()
-    _crash_state(runner)
+    parallel_call_crash(runner)
     old_thread = runner.writer.thread_id
     runner.writer.append("session_update", thread_id="thread-gone")  # no checkpoint for it
     runner.invalidate()

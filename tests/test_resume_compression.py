@@ -11,15 +11,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI, slow, text
-from resume_support import check, codes, env, events, index_equals_rebuild, log_records, recheck
-
 from mttui.graph.compression import SUMMARY_HEADER, is_summary
 from mttui.graph.resume_apply import resume_session
 from mttui.graph.resume_plan import check_resume
 from mttui.session.reader import read_all
 from mttui.session.resume_check import check_session
 from mttui.session.service import SessionService
+from tests.support.fake_openai import FakeOpenAI, slow, text
+from tests.support.logs import records
+from tests.support.resume import check, codes, env, events, index_equals_rebuild, recheck
 
 LONG = "please remember this detail about the parser module. " * 12
 
@@ -87,7 +87,7 @@ def test_kill_9_during_the_summary_call(
     os.killpg(second.pid, signal.SIGKILL)
     second.communicate(timeout=30)
     path = next((home / "history").glob(f"*/session-*-{sid}.jsonl"))
-    assert not [r for r in log_records(path) if r["type"] == "compression"]
+    assert not [r for r in records(path) if r["type"] == "compression"]
     plan = check(home, project, sid)
     assert (plan["mode"], codes(plan), plan["compression_used"]) == ("execution", [], False)
     # a summary may take several calls (one per chunk); spare replies answer the turn
@@ -96,7 +96,7 @@ def test_kill_9_during_the_summary_call(
     out, err = third.communicate(timeout=60)
     assert third.returncode == 0, err
     assert [e["status"] for e in events(out) if e["event"] == "run_end"] == ["completed"]
-    comp = [r for r in log_records(path) if r["type"] == "compression"]
+    comp = [r for r in records(path) if r["type"] == "compression"]
     assert len(comp) == 1 and "kept going" in comp[0]["summary"]
     assert "kept going" in str(fake_openai.requests[-1]["messages"][1]["content"])
     after = recheck(home, project, sid)

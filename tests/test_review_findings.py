@@ -7,13 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI, text, tools
-
 from mttui.graph.events import ApprovalRequested
 from mttui.graph.resume_apply import plan_for_runner, resume_session
 from mttui.graph.resume_plan import check_resume
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
+from tests.support.fake_openai import FakeOpenAI, text, tools
 
 
 def test_resume_keeps_a_pending_approval_with_an_auto_approved_sibling_call(

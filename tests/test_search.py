@@ -17,11 +17,6 @@ HOSTILE = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def svc(home: Path, project: Path) -> SessionService:
-    return SessionService(home, project)
-
-
 def _session(svc: SessionService, texts: list[str], title: str | None = None) -> str:
     with svc.create_session(provider="p", model="m", title=title) as w:
         for i, text in enumerate(texts):

@@ -52,11 +52,6 @@ def storage_md_session(home: Path, project: Path, sid: str = "0123456789ab") -> 
     ])  # fmt: skip
 
 
-@pytest.fixture
-def svc(home: Path, project: Path) -> SessionService:
-    return SessionService(home, project)
-
-
 def test_hand_written_log_is_listed_paged_searched_exported_and_deleted(
     svc: SessionService, home: Path, project: Path
 ) -> None:

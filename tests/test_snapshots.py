@@ -9,68 +9,15 @@ and look at the SVGs before committing them.
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
-
-import pytest
-from pytest_textual_snapshot import SVGImageExtension
-from syrupy.assertion import SnapshotAssertion
-from syrupy.location import PyTestLocation
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    FrozenClock,
-    frozen_fixture,
-    make_app,
-    msg,
-    service_fixture,
-    settle,
-    write_session,
-)
-from textual.widgets import Input, TextArea
 
 from mttui.graph.events import ApprovalRequested
 from mttui.screens.approval import ApprovalScreen
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
-
-SNAPSHOTS = Path(__file__).resolve().parent.parent / "snapshots" / "__snapshots__"
-
-
-class RepoSVGExtension(SVGImageExtension):
-    """pytest-textual-snapshot's SVG extension, writing under ``snapshots/``."""
-
-    @classmethod
-    def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(SNAPSHOTS / test_location.basename)
-
-
-class RepoSnapshot(SnapshotAssertion):
-    """``snap_compare`` asks for ``SVGImageExtension``; hand it the relocated one."""
-
-    def use_extension(self, extension_class: Any = None) -> SnapshotAssertion:
-        return super().use_extension(RepoSVGExtension)
-
-
-@pytest.fixture
-def snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
-    return RepoSnapshot(
-        update_snapshots=request.config.option.update_snapshots,
-        extension_class=RepoSVGExtension,
-        test_location=PyTestLocation(request.node),
-        session=request.session.config._syrupy,  # type: ignore[attr-defined]
-    )
-
-
-async def quiet(pilot: Any, rounds: int = 4) -> None:
-    """Settle, then remove what moves: cursor blink, toasts."""
-    await settle(pilot, rounds)
-    app = pilot.app
-    for widget in app.screen.query(TextArea):
-        widget.cursor_blink = False
-    for widget in app.screen.query(Input):
-        widget.cursor_blink = False
-    app.clear_notifications()
-    await pilot.pause()
+from tests.support.clock import FrozenClock
+from tests.support.snapshots import quiet
+from tests.support.tui import SIZE, make_app, msg, settle, write_session
 
 
 def sample_project(service: SessionService, clock: FrozenClock) -> dict[str, str]:

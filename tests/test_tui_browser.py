@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    chat_records,
-    frozen_fixture,
-    make_app,
-    msg,
-    screen_text,
-    service_fixture,
-    settle,
-    write_session,
-)
-
 from mttui.screens.browser import BrowserScreen
 from mttui.screens.chat import ChatScreen
 from mttui.screens.dialogs import ConfirmScreen, RenameScreen
 from mttui.session.service import SessionService
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import SessionTable
+from tests.support.tui import SIZE, chat_records, make_app, msg, screen_text, settle, write_session
 
 
 def three(service: SessionService) -> list[str]:

@@ -3,22 +3,11 @@ display of markup and escapes, tool blocks, compressions, resume warnings, searc
 
 from __future__ import annotations
 
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    chat_records,
-    frozen_fixture,
-    make_app,
-    msg,
-    screen_text,
-    service_fixture,
-    settle,
-    write_session,
-)
-
 from mttui.screens.chat import ChatScreen
 from mttui.screens.search import SearchScreen
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
+from tests.support.tui import SIZE, chat_records, make_app, msg, screen_text, settle, write_session
 
 
 def message_seqs(view: HistoryView) -> list[int]:

@@ -7,20 +7,14 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    NOW,
-    frozen_fixture,
-    msg,
-    service_fixture,
-    write_session,
-)
-
 from mttui.demo import LONG_MESSAGES, build_demo
 from mttui.session.models import MessageRow
 from mttui.session.service import SessionService
 from mttui.widgets.history_items import Marker, items_from_rows, markers_in
 from mttui.widgets.markers import scan_markers
 from mttui.widgets.text import literal, relative_time
+from tests.support.clock import NOW
+from tests.support.tui import msg, write_session
 
 
 def test_demo_builds_every_kind_of_session_once(home: Path, project: Path) -> None:

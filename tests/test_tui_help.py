@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    make_app,
-    screen_text,
-    service_fixture,
-    settings,
-    settle,
-)
-
 from mttui.app import MttuiApp
 from mttui.screens.browser import BrowserScreen
 from mttui.screens.chat import ChatScreen
 from mttui.screens.help import HelpScreen
 from mttui.session.service import SessionService
+from tests.support.tui import SIZE, make_app, screen_text, settings, settle
 
 
 def all_bindings(app: MttuiApp):

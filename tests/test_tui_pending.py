@@ -7,25 +7,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from test_snapshots import quiet, snapshot  # noqa: F401 - the snapshot fixture by name
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    FrozenClock,
-    frozen_fixture,
-    make_app,
-    msg,
-    screen_text,
-    service_fixture,
-    settings,
-    settle,
-    write_session,
-)
-
 from mttui.screens.chat import ChatScreen
 from mttui.session.pending import CAPACITY, NOT_DELIVERED, Lane
 from mttui.session.service import SessionService
 from mttui.widgets.pending_lane import EditQueuedScreen, PendingLane
 from mttui.widgets.prompt import PromptArea
+from tests.support.clock import FrozenClock
+from tests.support.snapshots import quiet
+from tests.support.tui import SIZE, make_app, msg, screen_text, settings, settle, write_session
 
 WAIT_FOR_GO = "!while [ ! -f go ]; do sleep 0.05; done; echo went"
 

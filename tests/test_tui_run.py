@@ -6,14 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    make_app,
-    screen_text,
-    service_fixture,
-    settings,
-    settle,
-)
 from textual.app import App, ComposeResult
 
 from mttui.graph import events as ev
@@ -24,6 +16,7 @@ from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.prompt import PromptArea
+from tests.support.tui import SIZE, make_app, msg, screen_text, settings, settle, write_session
 
 
 async def wait_for(pilot, condition, limit: float = 20.0) -> None:
@@ -208,8 +201,6 @@ async def test_streamed_text_grows_one_item_then_becomes_the_message() -> None:
 
 async def test_reading_writes_nothing_and_the_first_send_resumes(
         service: SessionService) -> None:
-    from test_tui_support import msg, write_session
-
     sid = write_session(service, "Old", [msg("user", "earlier", 1), msg("assistant", "ok", 2)])
     path = service.get(sid).path
     tear(path)  # a torn tail, left alone by readers
@@ -241,8 +232,6 @@ async def test_reading_writes_nothing_and_the_first_send_resumes(
 
 
 async def test_a_session_written_elsewhere_opens_read_only(service: SessionService) -> None:
-    from test_tui_support import msg, write_session
-
     sid = write_session(service, "Busy", [msg("user", "hello", 1)])
     with service.open_writer(sid):  # another writer holds the lock
         app = make_app(service, open_session=sid)

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    frozen_fixture,
-    make_app,
-    msg,
-    service_fixture,
-    settle,
-    write_session,
-)
-
 from mttui.screens.chat import ChatScreen
 from mttui.session.service import SessionService
 from mttui.widgets.status import StatusBar
+from tests.support.tui import SIZE, make_app, msg, settle, write_session
 
 
 async def test_reopened_session_shows_its_last_token_usage(service: SessionService,

@@ -12,10 +12,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from test_index_invariant import logical_dump
-
 from mttui.session.index.ingest import build_index
 from mttui.session.paths import Layout
+from tests.support.index_dump import logical_dump
 
 
 def env(home: Path, **extra: str) -> dict[str, str]:
@@ -98,12 +97,6 @@ def index_equals_rebuild(home: Path, tmp: Path) -> None:
     rebuilt.unlink(missing_ok=True)
     build_index(layout, rebuilt)
     assert logical_dump(layout.index_path) == logical_dump(rebuilt)
-
-
-def log_records(path: Path) -> list[dict[str, Any]]:
-    from mttui.session.reader import read_all
-
-    return read_all(path)[0]
 
 
 def assert_every_call_answered(request: dict[str, Any]) -> None:

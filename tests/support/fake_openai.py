@@ -4,10 +4,9 @@ Each request takes the next scripted reply (``text``, ``tools``, ``error``,
 ``slow``, ``hang``); when the script is empty it answers ``"ok"``. Streaming
 follows the chunk format of stack-notes.md, with a usage chunk when the request
 asks for it (``stream_options.include_usage``). Every request body is kept in
-``requests`` so tests can assert on what the model saw.
-
-Also a pytest plugin: the ``fake_openai`` fixture (a running server) and
-``closed_port`` (a URL where nothing listens: connection refused).
+``requests`` so tests can assert on what the model saw. ``closed_port_url``: a URL
+where nothing listens (connection refused). Fixtures ``fake_openai`` and
+``closed_port`` are in conftest.
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-import pytest
 
 
 def text(
@@ -223,58 +220,3 @@ def closed_port_url() -> str:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     return f"http://127.0.0.1:{port}/v1"
-
-
-@pytest.fixture
-def fake_openai() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
-@pytest.fixture
-def closed_port() -> str:
-    return closed_port_url()
-
-
-@pytest.fixture
-def make_runner(home: Any, project: Any) -> Iterator[Any]:
-    """``make_runner(provider="offline", url=None, approval="ask", **settings)`` → a Runner
-    on a new session (or on ``writer=``) of the test's home and project."""
-    from mttui.config import load_settings
-    from mttui.graph.runner import Runner
-    from mttui.session.service import SessionService
-
-    made: list[Any] = []
-
-    def make(
-        provider: str = "offline",
-        *,
-        url: str | None = None,
-        approval: str = "ask",
-        writer: Any = None,
-        grace: float = 1.0,
-        **overrides: Any,
-    ) -> Any:
-        service = SessionService(home, project)
-        settings = load_settings({"provider": provider, "base_url": url, "approval": approval})
-        settings = settings.with_overrides(**{"max_retries": 0, "timeout": 5.0, **overrides})
-        if writer is None:
-            writer = service.create_session(provider=provider, model=settings.model)
-        runner = Runner(
-            writer,
-            settings,
-            checkpoints_path=service.checkpoints_path(),
-            project=project,
-            grace=grace,
-        )
-        made.append(runner)
-        return runner
-
-    yield make
-    for runner in made:
-        runner.close()
-        if not runner.writer.closed:
-            runner.writer.close()

@@ -2,24 +2,20 @@
 
 ``RoutedOpenAI``: the scripted server of ``fake_openai``, with summary requests
 (the compression system prompt) answered from their own script, so a test does
-not need to know when compression fires. Fixture ``routed`` (import
-``routed_fixture``).
+not need to know when compression fires (fixture ``routed``).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from fake_openai import FakeOpenAI, text
-
 from mttui.graph.compress_prompt import COMPRESS_MARKER
 from mttui.graph.compression import SUMMARY_HEADER
-from mttui.session.reader import read_all
+from tests.support.fake_openai import FakeOpenAI, text
+from tests.support.logs import records
 
 FILLER = "The parser keeps a table of token kinds; every kind has a fixed width. "
 
@@ -55,15 +51,6 @@ def snapshot_text(n: int, goal: str = "keep going") -> str:
             f"<key_knowledge>- snapshot number {n}</key_knowledge></compressed_snapshot>")
 
 
-@pytest.fixture(name="routed")
-def routed_fixture() -> Iterator[RoutedOpenAI]:
-    server = RoutedOpenAI()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
 def is_summary_request(body: dict[str, Any]) -> bool:
     messages = body.get("messages") or [{}]
     return COMPRESS_MARKER in str(messages[0].get("content") or "")
@@ -73,10 +60,6 @@ def is_summary_message(message: dict[str, Any]) -> bool:
     return message.get("role") == "user" and str(message.get("content") or "").startswith(
         SUMMARY_HEADER
     )
-
-
-def records(path: Path, kind: str) -> list[dict[str, Any]]:
-    return [r for r in read_all(path)[0] if r["type"] == kind]
 
 
 def transcript(path: Path) -> list[dict[str, Any]]:

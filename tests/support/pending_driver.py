@@ -1,6 +1,6 @@
 """A process that types Steers and Queue items into a run, for the kill -9 tests.
 
-``python tests/pending_support.py HOME PROJECT URL FAULT`` creates a session and
+``python tests/support/pending_driver.py HOME PROJECT URL FAULT`` creates a session and
 prints its id, starts a run whose tool waits for a ``go`` file, then (while the
 tool waits) steers once and queues two items, lets the tool finish and drains
 the queue. ``FAULT`` is ``after:<type>[:n]`` or ``before:<type>[:n]``: the

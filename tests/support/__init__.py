@@ -1,0 +1,1 @@
+"""Helpers for the tests (no tests here): fake servers, session builders, drivers."""

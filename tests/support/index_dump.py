@@ -1,0 +1,31 @@
+"""The logical content of an index database, for comparing an index with a rebuild."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+
+def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows with the surrogate key ``sess`` replaced by the session id."""
+    conn = sqlite3.connect(db)
+    try:
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(sessions)") if r[1] != "sess"]
+        out["sessions"] = sorted(conn.execute(f"SELECT {', '.join(cols)} FROM sessions"))
+        for table in ("messages", "approvals", "open_tools", "pending", "threads"):
+            tcols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+            keep = [f"t.{c}" for c in tcols if c not in ("sess", "rid")]
+            out[table] = sorted(
+                conn.execute(
+                    f"SELECT s.id, {', '.join(keep)} FROM {table} t JOIN sessions s USING (sess)"
+                ),
+                key=lambda r: json.dumps(r, default=str),
+            )
+        conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
+        out["fts_rows"] = [conn.execute("SELECT count(*) FROM messages_fts").fetchone()]
+        return out
+    finally:
+        conn.close()

@@ -1,0 +1,40 @@
+"""Reading and writing session logs in tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from mttui.session.reader import read_all
+from mttui.session.service import SessionService
+from mttui.session.writer import SessionWriter
+
+Record = tuple[str, dict[str, Any]]
+
+
+def records(path: Path, type_: str | None = None) -> list[dict[str, Any]]:
+    """The records of a session log, or only those of one type."""
+    return [r for r in read_all(path)[0] if type_ is None or r["type"] == type_]
+
+
+def message(mid: str, role: str, content: str, **fields: Any) -> Record:
+    """A ``transcript_message`` record (fields such as ``status`` as given)."""
+    return "transcript_message", {"message": {"id": mid, "role": role, "content": content,
+                                              **fields}}  # fmt: skip
+
+
+def new_session(
+    service: SessionService,
+    records: Iterable[Record] = (),
+    *,
+    title: str | None = None,
+    provider: str = "p",
+    model: str = "m",
+) -> SessionWriter:
+    """A session holding ``records`` (appended in batches), its writer closed."""
+    with service.create_session(provider=provider, model=model, title=title) as w:
+        batch = list(records)
+        for i in range(0, len(batch), 500):
+            w.append_many(batch[i : i + 500])
+    return w

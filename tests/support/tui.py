@@ -1,0 +1,66 @@
+"""Helpers for the TUI tests: sample sessions, an app to drive, what the screen shows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from mttui.app import MttuiApp
+from mttui.config import Settings
+from mttui.session.service import SessionService
+from tests.support.clock import NOW
+from tests.support.logs import Record, message, new_session
+
+SIZE = (110, 34)
+
+
+def settings(**changes: Any) -> Settings:
+    return Settings(provider="offline", model="offline", approval="ask").with_overrides(**changes)
+
+
+def make_app(service: SessionService, **kw: Any) -> MttuiApp:
+    kw.setdefault("clock", lambda: NOW)
+    kw.setdefault("warm_up", False)
+    return MttuiApp(service, kw.pop("settings", settings()), **kw)
+
+
+def msg(role: str, content: str, n: int, **extra: Any) -> Record:
+    """The ``n``-th message of a chat, sent."""
+    return message(f"msg-{n}", role, content, **{"status": "sent", **extra})
+
+
+def write_session(service: SessionService, title: str | None, records: Iterable[Record], *,
+                  model: str = "offline", provider: str = "offline") -> str:
+    """A closed session of ``records``; its id."""
+    return new_session(service, records, title=title, provider=provider, model=model).session_id
+
+
+def chat_records(count: int, *, start: int = 1) -> list[Record]:
+    """``count`` messages: user, assistant with a tool call, tool result, assistant …"""
+    out = []
+    for n in range(start, start + count):
+        k = n % 4
+        if k == 1:
+            out.append(msg("user", f"question number {n}", n))
+        elif k == 2:
+            out.append(msg("assistant", "", n, tool_calls=[
+                {"id": f"call_{n}", "name": "shell", "args": {"command": f"echo step {n}"}}]))
+        elif k == 3:
+            out.append(msg("tool", f"step {n - 1}", n, tool_call_id=f"call_{n - 1}",
+                           name="shell"))
+        else:
+            out.append(msg("assistant", f"Answer **{n}**: all good.", n))
+    return out
+
+
+async def settle(pilot: Any, rounds: int = 4) -> None:
+    """Let workers finish and their results arrive (a few rounds: results start workers)."""
+    for _ in range(rounds):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def screen_text(app: MttuiApp) -> str:
+    """What the terminal shows (the top screen, modal included), as plain text."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(strip.text.rstrip() for strip in strips)

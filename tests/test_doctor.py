@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 
 from mttui.session.service import SessionService
+from tests.support.logs import message, new_session
 
 
 def _session(svc: SessionService, text: str = "hello") -> tuple[str, Path]:
-    with svc.create_session(provider="p", model="m") as w:
-        w.append("transcript_message", message={"id": "a", "role": "user", "content": text})
-        return w.session_id, w.path
+    w = new_session(svc, [message("a", "user", text)])
+    return w.session_id, w.path
 
 
 def _codes(report) -> set[tuple[str | None, str]]:  # type: ignore[no-untyped-def]

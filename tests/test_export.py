@@ -8,36 +8,18 @@ import pytest
 
 from mttui.session.errors import MttuiError
 from mttui.session.service import SessionService
+from tests.support.logs import message, new_session
 
 
 def _session(svc: SessionService) -> str:
-    with svc.create_session(provider="openai", model="gpt-x", title="Export me") as w:
-        w.append("transcript_message", message={"id": "u", "role": "user", "content": "List files"})
-        w.append(
-            "transcript_message",
-            message={
-                "id": "a",
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [{"id": "call_1", "name": "shell", "args": {"command": "ls ```"}}],
-            },
-        )
-        w.append(
-            "transcript_message",
-            message={
-                "id": "t",
-                "role": "tool",
-                "content": "a.txt\n```\nb.txt",
-                "tool_call_id": "call_1",
-                "name": "shell",
-            },
-        )
-        w.append(
-            "transcript_message",
-            message={"id": "z", "role": "assistant", "content": "partial", "status": "interrupted"},
-        )
-        w.append("message_update", message_id="z", content="Two files.", status="sent")
-        return w.session_id  # fmt: skip
+    calls = [{"id": "call_1", "name": "shell", "args": {"command": "ls ```"}}]
+    return new_session(svc, [
+        message("u", "user", "List files"),
+        message("a", "assistant", "", tool_calls=calls),
+        message("t", "tool", "a.txt\n```\nb.txt", tool_call_id="call_1", name="shell"),
+        message("z", "assistant", "partial", status="interrupted"),
+        ("message_update", {"message_id": "z", "content": "Two files.", "status": "sent"}),
+    ], provider="openai", model="gpt-x", title="Export me").session_id  # fmt: skip
 
 
 def test_markdown_has_header_messages_in_order_and_safe_fences(svc: SessionService) -> None:

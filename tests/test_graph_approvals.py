@@ -9,14 +9,9 @@ import pytest
 
 from mttui.graph.events import ApprovalRequested, RunEnded, ToolDispatched
 from mttui.graph.runner import ApprovalPendingError, RunnerError
-from mttui.session.reader import read_all
 from mttui.session.service import SessionService
 from tests.support.fake_openai import FakeOpenAI, text, tools
-
-
-def _records(runner: Any, type_: str | None = None) -> list[dict[str, Any]]:
-    recs, _ = read_all(runner.writer.path)
-    return [r for r in recs if type_ is None or r["type"] == type_]
+from tests.support.logs import records
 
 
 def _end(events: list[Any]) -> RunEnded:
@@ -40,26 +35,26 @@ def test_approve_runs_the_tool_and_journals_it(make_runner: Any, project: Path) 
     req = _request(first)
     assert req.tool_calls[0]["tool_name"] == "shell" and req.tool_calls[0]["risk_level"] == "high"
     assert not (project / "out.txt").exists()
-    logged = _records(runner, "approval_request")
+    logged = records(runner.writer.path, "approval_request")
     assert [r["request_id"] for r in logged] == [req.request_id]
     call_id = req.tool_calls[0]["call_id"]
     second = list(runner.answer_approval(req.request_id, {call_id: "approve"}))
     assert _end(second).status == "completed"
     assert (project / "out.txt").read_text() == "approved\n"
-    types = [r["type"] for r in _records(runner)]
+    types = [r["type"] for r in records(runner.writer.path)]
     assert (
         types.index("approval_decision")
         < types.index("tool_dispatch")
         < types.index("tool_outcome")
     )
-    decision = _records(runner, "approval_decision")[0]
+    decision = records(runner.writer.path, "approval_decision")[0]
     assert decision["request_id"] == req.request_id and decision["decisions"] == {
         call_id: "approve"
     }
     # transcript ids == checkpoint ids
     state = runner.graph.get_state(runner.config)
     ids = [m.id for m in state.values["messages"]]
-    logged_ids = [r["message"]["id"] for r in _records(runner, "transcript_message")]
+    logged_ids = [r["message"]["id"] for r in records(runner.writer.path, "transcript_message")]
     assert ids == logged_ids
 
 
@@ -72,8 +67,8 @@ def test_deny_gives_the_model_a_denied_result(
     events = list(runner.answer_approval(req.request_id, {"call_x": "deny"}, reason="not today"))
     assert _end(events).status == "completed"
     assert not (project / "pwned").exists()
-    assert not _records(runner, "tool_dispatch")
-    assert [r["status"] for r in _records(runner, "tool_outcome")] == ["denied"]
+    assert not records(runner.writer.path, "tool_dispatch")
+    assert [r["status"] for r in records(runner.writer.path, "tool_outcome")] == ["denied"]
     seen = _tool_texts(fake_openai.requests[1])["call_x"]
     assert seen.startswith("denied") and "not today" in seen
 
@@ -97,7 +92,7 @@ def test_mixed_decisions_in_one_step(
     events = list(runner.answer_approval(req.request_id, {"call_a": "approve", "call_b": "deny"}))
     assert _end(events).status == "completed"
     assert (project / "a.txt").exists() and not (project / "b.txt").exists()
-    outcomes = {r["call_id"]: r["status"] for r in _records(runner, "tool_outcome")}
+    outcomes = {r["call_id"]: r["status"] for r in records(runner.writer.path, "tool_outcome")}
     assert outcomes == {"call_a": "success", "call_b": "denied", "call_c": "success"}
     seen = _tool_texts(fake_openai.requests[1])
     assert seen["call_b"].startswith("denied") and "a.txt" in seen["call_c"]
@@ -112,7 +107,7 @@ def test_yolo_and_deny_modes(make_runner: Any, project: Path) -> None:
     events = list(deny.run("!touch d.txt\n/ls"))
     assert _end(events).status == "completed" and not (project / "d.txt").exists()
     assert not any(isinstance(e, ApprovalRequested) for e in events)
-    outcomes = [r["status"] for r in _records(deny, "tool_outcome")]
+    outcomes = [r["status"] for r in records(deny.writer.path, "tool_outcome")]
     assert outcomes == ["denied", "success"]
 
 
@@ -130,7 +125,7 @@ def test_allow_for_session_is_recorded_and_honoured(
     req = _request(list(runner.run("!echo one")))
     cid = req.tool_calls[0]["call_id"]
     list(runner.answer_approval(req.request_id, {cid: "approve"}, remember=["shell"]))
-    assert _records(runner, "approval_decision")[0]["remember"] == ["shell"]
+    assert records(runner.writer.path, "approval_decision")[0]["remember"] == ["shell"]
     assert _end(list(runner.run("!echo two"))).status == "completed"
     # other tools still ask
     assert _end(list(runner.run("/write x.txt x"))).status == "awaiting_approval"
@@ -171,4 +166,4 @@ def test_pending_approval_survives_a_new_runner(
         "completed"
     )
     assert (project / "later.txt").read_text() == "later\n"
-    assert len(_records(other, "approval_request")) == 1  # asked again, not re-recorded
+    assert len(records(other.writer.path, "approval_request")) == 1  # asked again, not re-recorded

@@ -6,14 +6,10 @@ from typing import Any
 
 from mttui.graph.compression import MAX_FAILURES, is_summary
 from mttui.graph.events import Compressed, Notice, RunEnded
-from mttui.session.reader import read_all
 from tests.support.fake_openai import FakeOpenAI, error, text, tools
+from tests.support.logs import records
 
 LONG = "please remember this detail about the parser module. " * 12  # ~650 chars
-
-
-def _records(runner: Any, type_: str) -> list[dict[str, Any]]:
-    return [r for r in read_all(runner.writer.path)[0] if r["type"] == type_]
 
 
 def _view(runner: Any) -> list[Any]:
@@ -29,7 +25,7 @@ def test_auto_compression_keeps_summary_first_and_whole_turns(make_runner: Any) 
         assert events[-1].status == "completed"
         compressed += [e for e in events if isinstance(e, Compressed)]
     assert compressed, "the token limit was exceeded but nothing was compressed"
-    rec = _records(runner, "compression")[-1]
+    rec = records(runner.writer.path, "compression")[-1]
     assert rec["trigger"] == "auto" and rec["summary"].startswith("<compressed_snapshot>")
     assert rec["tokens_after"] < rec["tokens_before"] and rec["removed_count"] > 0
     view = _view(runner)
@@ -39,7 +35,7 @@ def test_auto_compression_keeps_summary_first_and_whole_turns(make_runner: Any) 
     humans = [m for m in view if m.type == "human" and not is_summary(m)]
     assert humans[-1].content == "!echo turn 7"  # the latest request, verbatim
     # transcript untouched: every message of every turn is still in the log
-    logged = [r["message"] for r in _records(runner, "transcript_message")]
+    logged = [r["message"] for r in records(runner.writer.path, "transcript_message")]
     assert sum(1 for m in logged if m["role"] == "user") == 8
     kept_ids = [m.id for m in view[1 : 1 + rec["kept_count"]]]
     if len(compressed) == 1:
@@ -59,7 +55,7 @@ def test_compression_uses_the_estimate_when_the_server_sends_no_usage(
     runner = make_runner("openai", url=fake_openai.url, token_limit=900)
     list(runner.run(f"first {LONG}"))
     list(runner.run("list the project"))
-    assert len(fake_openai.requests) == 3 and not _records(runner, "compression")
+    assert len(fake_openai.requests) == 3 and not records(runner.writer.path, "compression")
     events = list(runner.run(f"third {LONG}{LONG}"))
     assert [e for e in events if isinstance(e, Compressed)]
     summary_call, answer_call = fake_openai.requests[3], fake_openai.requests[4]
@@ -89,7 +85,7 @@ def test_failed_summaries_change_nothing_and_auto_stops_after_three(
         events = list(runner.run(f"again {i} {LONG}"))
         assert isinstance(events[-1], RunEnded) and events[-1].status == "completed"
         notices += [e.text for e in events if isinstance(e, Notice)]
-    assert not _records(runner, "compression")
+    assert not records(runner.writer.path, "compression")
     assert not any(is_summary(m) for m in _view(runner))
     assert sum("compression failed" in n for n in notices) == MAX_FAILURES
     assert any("off for this session" in n for n in notices)
@@ -103,7 +99,7 @@ def test_manual_compact(make_runner: Any) -> None:
         list(runner.run(f"turn {i}: {LONG}"))
     events = list(runner.compact("keep the parser details"))
     assert [type(e) for e in events] == [Compressed]
-    rec = _records(runner, "compression")[0]
+    rec = records(runner.writer.path, "compression")[0]
     assert rec["trigger"] == "manual" and rec["removed_count"] == 6 and rec["kept_count"] == 2
     view = _view(runner)
     assert is_summary(view[0]) and [m.id for m in view[1:]] == rec["kept_message_ids"]
@@ -112,5 +108,5 @@ def test_manual_compact(make_runner: Any) -> None:
     # chained: the second summary carries the first one forward
     list(runner.run(f"more {LONG}"))
     list(runner.compact())
-    second = _records(runner, "compression")[-1]["summary"]
+    second = records(runner.writer.path, "compression")[-1]["summary"]
     assert "from the earlier snapshot" in second

@@ -12,12 +12,13 @@ from langchain_core.messages import AIMessage
 from mttui.graph.events import MessageAdded, RunEnded, RunStarted, TextDelta, UsageUpdated
 from mttui.session.reader import read_all
 from tests.support.fake_openai import FakeOpenAI, error, hang, text, tools
+from tests.support.logs import records
 
 
-def _records(runner: Any, type_: str | None = None) -> list[dict[str, Any]]:
-    recs, stats = read_all(runner.writer.path)
-    assert stats.corrupt_lines == 0
-    return [r for r in recs if type_ is None or r["type"] == type_]
+def _clean_records(runner: Any, type_: str | None = None) -> list[dict[str, Any]]:
+    """The run's records (of one type); the log has no corrupt line."""
+    assert read_all(runner.writer.path)[1].corrupt_lines == 0
+    return records(runner.writer.path, type_)
 
 
 def _end(events: list[Any]) -> RunEnded:
@@ -45,7 +46,7 @@ def test_offline_turn_events_and_records(make_runner: Any) -> None:
     assert answer["id"].startswith("msg-") and {d.message_id for d in deltas} == {answer["id"]}
     assert answer["usage"]["input_tokens"] > 0 and answer["usage"]["output_tokens"] > 0
     assert _end(events).status == "completed"
-    types = [r["type"] for r in _records(runner)]
+    types = [r["type"] for r in _clean_records(runner)]
     assert types == [
         "session_start",
         "run_start",
@@ -54,7 +55,7 @@ def test_offline_turn_events_and_records(make_runner: Any) -> None:
         "run_end",
     ]
     runner.end_session()
-    end = _records(runner, "session_end")[0]
+    end = _clean_records(runner, "session_end")[0]
     assert end["stats"]["turns"] == 1 and end["stats"]["output_tokens"] > 0
 
 
@@ -69,7 +70,7 @@ def test_openai_turn_uses_provider_usage_or_estimates(
     second = list(runner.run("two"))
     est = [e for e in second if isinstance(e, UsageUpdated)][0]
     assert est.estimated and est.input_tokens > 0 and est.output_tokens > 0
-    msg = [r["message"] for r in _records(runner, "transcript_message")][-1]
+    msg = [r["message"] for r in _clean_records(runner, "transcript_message")][-1]
     assert msg["content"] == "second answer" and msg["usage"]["estimated"] is True
     # the model saw the whole conversation, with our system prompt first
     roles = [m["role"] for m in fake_openai.requests[1]["messages"]]
@@ -80,7 +81,7 @@ def _assert_error_then_recovery(runner: Any, fake_openai: FakeOpenAI, needle: st
     events = list(runner.run("first"))
     end = _end(events)
     assert end.status == "error" and needle in (end.error or "")
-    err = [r["message"] for r in _records(runner, "transcript_message")][-1]
+    err = [r["message"] for r in _clean_records(runner, "transcript_message")][-1]
     assert err["role"] == "assistant" and err["status"] == "error" and needle in err["content"]
     assert "Traceback" not in err["content"] and "\n" not in err["content"]
     ok = list(runner.run("second"))

@@ -8,12 +8,8 @@ from typing import Any
 
 from mttui.graph.events import RunEnded, TextDelta, ToolDispatched
 from mttui.graph.repair import open_tool_calls
-from mttui.session.reader import read_all
 from tests.support.fake_openai import FakeOpenAI, slow, text
-
-
-def _records(runner: Any, type_: str) -> list[dict[str, Any]]:
-    return [r for r in read_all(runner.writer.path)[0] if r["type"] == type_]
+from tests.support.logs import records
 
 
 def _run_and_stop_on(runner: Any, prompt: str, trigger: type) -> list[Any]:
@@ -41,14 +37,14 @@ def test_stop_during_stream_keeps_the_partial_answer(
     events = _run_and_stop_on(runner, "talk a lot", TextDelta)
     end = events[-1]
     assert isinstance(end, RunEnded) and end.status == "stopped"
-    partial = [r["message"] for r in _records(runner, "transcript_message")][-1]
+    partial = [r["message"] for r in records(runner.writer.path, "transcript_message")][-1]
     assert partial["role"] == "assistant" and partial["status"] == "interrupted"
     assert partial["content"].startswith("word0") and len(partial["content"]) < len(words)
     state = runner.graph.get_state(runner.config)
     assert state.values["messages"][-1].id == partial["id"]
     assert state.values["messages"][-1].content == partial["content"]
     _no_open_calls(runner)
-    assert _records(runner, "run_end")[-1]["status"] == "stopped"
+    assert records(runner.writer.path, "run_end")[-1]["status"] == "stopped"
     assert list(runner.run("go on"))[-1].status == "completed"
 
 
@@ -59,14 +55,14 @@ def test_stop_during_a_tool_interrupts_it_and_cancels_the_rest(
     events = _run_and_stop_on(runner, "!sleep 30\n!touch never.txt", ToolDispatched)
     assert events[-1].status == "stopped"
     assert not (project / "never.txt").exists()
-    outcomes = [(r["call_id"], r["status"]) for r in _records(runner, "tool_outcome")]
-    dispatched = [r["call_id"] for r in _records(runner, "tool_dispatch")]
+    outcomes = [(r["call_id"], r["status"]) for r in records(runner.writer.path, "tool_outcome")]
+    dispatched = [r["call_id"] for r in records(runner.writer.path, "tool_dispatch")]
     assert [s for _, s in outcomes] == ["interrupted", "cancelled"]
     assert dispatched == [outcomes[0][0]]  # the cancelled call never started
     _no_open_calls(runner)
     tool_msgs = [
         r["message"]
-        for r in _records(runner, "transcript_message")
+        for r in records(runner.writer.path, "transcript_message")
         if r["message"]["role"] == "tool"
     ]
     assert [m["tool_status"] for m in tool_msgs] == ["interrupted", "cancelled"]
@@ -80,7 +76,7 @@ def test_a_finished_tool_keeps_its_result_when_stopped_within_grace(
     runner = make_runner(approval="yolo", grace=5.0)
     events = _run_and_stop_on(runner, "!sleep 0.3; echo done", ToolDispatched)
     assert events[-1].status == "stopped"
-    assert [r["status"] for r in _records(runner, "tool_outcome")] == ["success"]
+    assert [r["status"] for r in records(runner.writer.path, "tool_outcome")] == ["success"]
     _no_open_calls(runner)
 
 

@@ -15,6 +15,7 @@ from mttui.session.errors import SessionLocked
 from mttui.session.lock import holder_pid
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
+from tests.support.logs import message, new_session
 
 HOLDER = textwrap.dedent(
     """
@@ -33,13 +34,9 @@ HOLDER = textwrap.dedent(
 
 
 def _make_session(home: Path, project: Path) -> Path:
-    svc = SessionService(home, project)
-    w = svc.create_session(provider="offline", model="offline")
-    w.append("transcript_message", message={"id": "msg-1", "role": "user", "content": "hello",
-                                            "status": "sent"})
-    path = w.path
-    w.close()
-    return path
+    return new_session(SessionService(home, project),
+                       [message("msg-1", "user", "hello", status="sent")],
+                       provider="offline", model="offline").path
 
 
 def test_second_writer_is_refused_with_holder_pid(home: Path, project: Path) -> None:

@@ -8,15 +8,14 @@ import pytest
 
 import mttui.session.service as service_module
 from mttui.session.service import SessionService
+from tests.support.logs import message, new_session
 
 
 def _session_with_new_thread(home: Path, project: Path) -> Path:
     svc = SessionService(home, project)
-    with svc.create_session(provider="offline", model="offline") as w:
-        w.append("transcript_message", message={"id": "m1", "role": "user", "content": "hi",
-                                                "status": "sent"})
-        w.append("session_update", thread_id="thread-second")
-        path = w.path
+    path = new_session(svc, [message("m1", "user", "hi", status="sent"),
+                             ("session_update", {"thread_id": "thread-second"})],
+                       provider="offline", model="offline").path
     svc.close()
     return path
 

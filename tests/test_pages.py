@@ -10,15 +10,11 @@ import pytest
 
 from mttui.session.errors import MttuiError
 from mttui.session.service import SessionService
+from tests.support.logs import message, new_session
 
 
 def _session(svc: SessionService, n: int) -> str:
-    with svc.create_session(provider="p", model="m") as w:
-        w.append_many(
-            ("transcript_message", {"message": {"id": f"m{i}", "role": "user", "content": f"t{i}"}})
-            for i in range(1, n + 1)
-        )
-        return w.session_id
+    return new_session(svc, [message(f"m{i}", "user", f"t{i}") for i in range(1, n + 1)]).session_id
 
 
 def _seqs(page) -> list[int]:  # type: ignore[no-untyped-def]

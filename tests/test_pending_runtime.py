@@ -11,12 +11,9 @@ from mttui.graph.events import ApprovalRequested, RunEnded, RunEvent, TextDelta
 from mttui.graph.pending_runtime import PendingInputs
 from mttui.session.reader import read_all
 from tests.support.fake_openai import FakeOpenAI, slow, text, tools
+from tests.support.logs import records
 
 WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.05; done; echo done"
-
-
-def _records(runner: Any, type_: str) -> list[dict[str, Any]]:
-    return [r for r in read_all(runner.writer.path)[0] if r["type"] == type_]
 
 
 def _wait_for(path: Path, needle: bytes, deadline: float = 30.0) -> None:
@@ -72,7 +69,7 @@ def test_two_steers_at_a_tool_batch_boundary(make_runner: Any, fake_openai: Fake
         ("tool", "sent", "done\n"), ("user", "sent", "also check utils.py"),
         ("user", "sent", "and keep the API"), ("assistant", "sent", "answer with the steers"),
     ]  # fmt: skip
-    reads = _records(runner, "pending_read")
+    reads = records(runner.writer.path, "pending_read")
     assert len(reads) == 1 and len(reads[0]["message_ids"]) == 2
     assert [i["state"] for i in pending.items()] == []  # read: no longer pending
     # the index numbers them the same way
@@ -119,7 +116,7 @@ def test_queue_runs_fifo_after_the_steers(make_runner: Any, fake_openai: FakeOpe
     assert runs == 3 and list(pending.drain()) == []
     assert _sent_users(fake_openai) == ["hello", "a steer typed last", "first queued",
                                         "second queued"]  # fmt: skip
-    takes = _records(runner, "pending_take")
+    takes = records(runner.writer.path, "pending_take")
     assert [t["message"]["content"] for t in takes] == ["first queued", "second queued"]
     assert pending.items() == []
 
@@ -153,7 +150,7 @@ def test_stop_consumes_the_item_and_the_queue_goes_on(
                 ends.append(event.status)
     assert ends == ["stopped", "completed"]
     assert _sent_users(fake_openai) == ["long one", "next one"]
-    assert [t["item_id"] for t in _records(runner, "pending_take")] == [
+    assert [t["item_id"] for t in records(runner.writer.path, "pending_take")] == [
         i.id for i in pending.lane.items.values()][:2]  # fmt: skip
     assert pending.items() == []
 
@@ -167,8 +164,9 @@ def test_failure_before_the_message_puts_the_item_back(make_runner: Any, home: P
     assert len(runs) == 1 and not any(isinstance(e, RunEnded) for e in runs[0])
     assert [(i["text"], i["state"]) for i in pending.items()] == [
         ("needs a model", "needs_retry"), ("behind it", "waiting")]  # fmt: skip
-    assert not _records(runner, "pending_take") and not _records(runner, "run_start")
-    assert _records(runner, "pending_fail")[0]["error"]
+    assert not records(runner.writer.path, "pending_take") and not records(
+        runner.writer.path, "run_start")
+    assert records(runner.writer.path, "pending_fail")[0]["error"]
 
 
 def test_steer_during_the_last_answer_continues_the_same_run(
@@ -183,7 +181,7 @@ def test_steer_during_the_last_answer_continues_the_same_run(
             pending.steer("shorter please")  # while the answer streams
         events.append(event)
     assert [e.status for e in events if isinstance(e, RunEnded)] == ["completed"]
-    assert len(_records(runner, "run_start")) == 1  # one run, two assistant messages
+    assert len(records(runner.writer.path, "run_start")) == 1  # one run, two assistant messages
     assert [(r, t) for r, _, t in _history(runner)] == [
         ("user", "explain"), ("assistant", "the first answer"),
         ("user", "shorter please"), ("assistant", "the new answer")]  # fmt: skip

@@ -8,14 +8,13 @@ from pathlib import Path
 from mttui.session.pending import CAPACITY
 from mttui.session.service import SessionService
 from tests.support.fake_openai import FakeOpenAI, text, tools
+from tests.support.logs import message, new_session
 from tests.support.resume import cli, events
 
 
 def _session(home: Path, project: Path) -> str:
-    with SessionService(home, project).create_session(provider="offline", model="m") as w:
-        w.append("transcript_message",
-                 message={"id": "u1", "role": "user", "content": "hi", "status": "sent"})
-        return w.session_id
+    return new_session(SessionService(home, project), [message("u1", "user", "hi", status="sent")],
+                       provider="offline").session_id
 
 
 def test_list_add_edit_move_remove(home: Path, project: Path) -> None:

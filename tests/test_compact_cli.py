@@ -4,7 +4,6 @@ compress, a pending approval, locked (4), unknown (5), a failing summary (1)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +13,14 @@ from mttui.graph.events import RunEnded
 from mttui.graph.runner import Runner
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
-from tests.support.compression import FILLER, cli_env, json_lines
+from tests.support.compression import FILLER
 from tests.support.fake_openai import error
 from tests.support.logs import records
+from tests.support.resume import cli, events
 
 
 def _compact(home: Path, project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mttui.cli", "compact", *args], cwd=project,
-                          env=cli_env(home, **env), capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+    return cli(home, project, "compact", *args, MTTUI_TIMEOUT="20", **env)
 
 
 def _session(make_runner: Any, turns: int, **kw: Any) -> tuple[str, Path]:
@@ -49,7 +47,7 @@ def test_compact_json_and_human(make_runner: Any, home: Path, project: Path) -> 
     sid, path = _session(make_runner, 5)
     r = _compact(home, project, sid[:6], "--json")
     assert r.returncode == 0, r.stderr
-    out = json_lines(r.stdout)
+    out = events(r.stdout)
     assert len(out) == 1
     rec = records(path, "compression")[-1]
     assert out[0] == {"session_id": sid, "removed_count": rec["removed_count"],
@@ -78,7 +76,7 @@ def test_nothing_to_compress(make_runner: Any, home: Path, project: Path) -> Non
     sid, path = _session(make_runner, 1)
     r = _compact(home, project, sid, "--json")
     assert r.returncode == 0, r.stderr
-    out = json_lines(r.stdout)[0]
+    out = events(r.stdout)[0]
     assert out["session_id"] == sid and out["compressed"] is False and out["reason"]
     assert set(out) == {"session_id", "compressed", "reason"}
     human = _compact(home, project, sid)
@@ -122,4 +120,4 @@ def test_instructions_and_a_failing_summary(
     assert sent.endswith("Additional instructions: keep the turn numbers")
     ok = _compact(home, project, sid, "--json", **env)
     assert ok.returncode == 0, ok.stderr
-    assert json_lines(ok.stdout)[0]["summary"] == records(path, "compression")[0]["summary"]
+    assert events(ok.stdout)[0]["summary"] == records(path, "compression")[0]["summary"]

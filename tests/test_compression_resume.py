@@ -22,24 +22,22 @@ from tests.support.compression import (
     after_summary,
     cli_env,
     ids_of,
-    json_lines,
     transcript,
     wait_until,
 )
 from tests.support.fake_openai import slow, text
 from tests.support.logs import records
+from tests.support.resume import cli, events
 
 
 def _cli(home: Path, project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mttui.cli", *args], cwd=project,
-                          env=cli_env(home, **env), capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+    return cli(home, project, *args, MTTUI_TIMEOUT="20", **env)
 
 
 def _check(home: Path, project: Path, sid: str) -> dict[str, Any]:
     r = _cli(home, project, "resume-check", sid, "--json")
     assert r.returncode == 0, r.stderr
-    return dict(json_lines(r.stdout)[0])
+    return dict(events(r.stdout)[0])
 
 
 def _reopen(home: Path, project: Path, sid: str, url: str) -> Runner:
@@ -119,7 +117,7 @@ def test_kill_9_during_the_summary_leaves_the_session_resumable(
     routed.add(text("first answer", usage=None))
     first = _cli(home, project, "exec", "--json", "first " + FILLER * 5, **env)
     assert first.returncode == 0, first.stderr
-    sid = json_lines(first.stdout)[0]["session_id"]
+    sid = events(first.stdout)[0]["session_id"]
     assert not routed.summary_requests  # under the threshold
 
     routed.summary(slow("x" * 400, delay=0.25, pieces=400))  # held open until the kill
@@ -143,9 +141,9 @@ def test_kill_9_during_the_summary_leaves_the_session_resumable(
     routed.add(text("third answer", usage=None))
     later = _cli(home, project, "exec", "--json", "--session", sid, "third question", **env)
     assert later.returncode == 0, later.stderr
-    events = json_lines(later.stdout)
-    assert events[-2]["event"] == "run_end" and events[-2]["status"] == "completed"
-    comp = next(e for e in events if e["event"] == "compression")
+    evs = events(later.stdout)
+    assert evs[-2]["event"] == "run_end" and evs[-2]["status"] == "completed"
+    comp = next(e for e in evs if e["event"] == "compression")
     rec = records(path, "compression")
     assert len(rec) == 1 and comp == {
         "event": "compression", "removed_count": rec[0]["removed_count"],

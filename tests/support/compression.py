@@ -7,7 +7,6 @@ not need to know when compression fires (fixture ``routed``).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from mttui.graph.compress_prompt import COMPRESS_MARKER
 from mttui.graph.compression import SUMMARY_HEADER
 from tests.support.fake_openai import FakeOpenAI, text
 from tests.support.logs import records
+from tests.support.resume import env
 
 FILLER = "The parser keeps a table of token kinds; every kind has a fixed width. "
 
@@ -126,14 +126,5 @@ def wait_until(predicate: Any, timeout: float = 30.0) -> None:
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
-    import os
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MTTUI_"))}
-    env.update(MTTUI_HOME=str(home), MTTUI_CONFIG=str(home.parent / "none.toml"),
-               MTTUI_MAX_RETRIES="0", MTTUI_TIMEOUT="20")  # fmt: skip
-    env.update(extra)
-    return env
-
-
-def json_lines(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    """The CLI's environment, with a longer model timeout (summaries are long requests)."""
+    return env(home, **{"MTTUI_TIMEOUT": "20", **extra})

@@ -30,16 +30,16 @@ class RoutedOpenAI(FakeOpenAI):
         super().__init__()
 
     def summary(self, *replies: dict[str, Any]) -> RoutedOpenAI:
-        with self._lock:
+        with self.lock:
             self.summaries.extend(replies)
         return self
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+    def next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         if not is_summary_request(body):
-            with self._lock:
+            with self.lock:
                 self.agent_requests.append(body)
-            return super()._next(body, headers)
-        with self._lock:
+            return super().next_reply(body, headers)
+        with self.lock:
             self.requests.append(body)
             self.summary_requests.append(body)
             n = len(self.summary_requests)

@@ -65,7 +65,7 @@ class FakeOpenAI:
         self.script: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()  # guards script and requests (the server is threaded)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -73,7 +73,7 @@ class FakeOpenAI:
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def add(self, *replies: dict[str, Any]) -> FakeOpenAI:
-        with self._lock:
+        with self.lock:
             self.script.extend(replies)
         return self
 
@@ -81,8 +81,9 @@ class FakeOpenAI:
         self._server.shutdown()
         self._server.server_close()
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
-        with self._lock:
+    def next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+        """Record the request and take the next scripted reply (a subclass may route)."""
+        with self.lock:
             self.requests.append(body)
             self.headers.append(headers)
             return self.script.pop(0) if self.script else text("ok")
@@ -102,7 +103,7 @@ class FakeOpenAI:
                 if not self.path.endswith("/chat/completions"):
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
-                reply = fake._next(body, {k.lower(): v for k, v in self.headers.items()})
+                reply = fake.next_reply(body, {k.lower(): v for k, v in self.headers.items()})
                 # the client may go away mid-reply (stop, timeout)
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self._reply(body, reply)

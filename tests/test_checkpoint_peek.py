@@ -22,12 +22,12 @@ from langchain_core.messages import AIMessage
 from mttui.graph.resume_apply import resume_session
 from mttui.graph.resume_plan import check_resume, graph_state
 from mttui.session.checkpoint_peek import PeekState, peek_state
-from mttui.session.log import dump_record
 from mttui.session.paths import Layout, project_hash
 from mttui.session.resume_check import check_log
 from tests.support.crash import POINTS, World, parallel_call_crash
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.resume import check, cli, codes
+from tests.support.logs import append_behind
+from tests.support.resume import check, checkpoints_db, cli, codes
 
 LONG = "please remember this detail about the parser module. " * 12
 NULL_TASK = "00000000-0000-0000-0000-000000000000"
@@ -63,10 +63,6 @@ def same_plan(home: Path, project: Path, sid: str, *, peeked: bool = True) -> di
     return light
 
 
-def _db(home: Path, project: Path) -> Path:
-    return home / "history" / project_hash(project) / "checkpoints.sqlite"
-
-
 def _sql(db: Path, query: str, *args: Any) -> int:
     conn = sqlite3.connect(db)
     try:
@@ -75,12 +71,6 @@ def _sql(db: Path, query: str, *args: Any) -> int:
     finally:
         conn.close()
     return n
-
-
-def _raw(writer: Any, **rec: Any) -> None:
-    with open(writer.path, "ab") as fh:
-        fh.write(dump_record({"seq": 900, "timestamp": "2026-01-01T00:00:00.000Z",
-                              "session_id": writer.session_id, **rec}))  # fmt: skip
 
 
 def test_in_process_situations(make_runner: Any, home: Path, project: Path) -> None:
@@ -99,8 +89,9 @@ def test_in_process_situations(make_runner: Any, home: Path, project: Path) -> N
         list(compressed.run(f"turn {i}: {LONG}"))
     list(compressed.compact())
     list(compressed.run("!echo later > later.txt"))  # awaiting approval after compression
-    _raw(compressed.writer, type="tool_dispatch", call_id="call_z", tool_name="shell")
-    _raw(compressed.writer, type="pending_add", item_id="q1", mode="queue", text="later")
+    append_behind(compressed.writer,
+                  {"type": "tool_dispatch", "call_id": "call_z", "tool_name": "shell"},
+                  {"type": "pending_add", "item_id": "q1", "mode": "queue", "text": "later"})
     plan = same_plan(home, project, compressed.writer.session_id)
     assert plan["compression_used"] and codes(plan) == [
         "tool_interrupted", "approval_pending", "queue_held"]
@@ -175,9 +166,10 @@ def test_fresh_process_reads_without_langgraph(
     assert not [n for n in loaded if n.startswith(("langgraph", "langchain", "textual"))]
     # a write the peek does not recognise (an unknown msgpack extension; LangGraph reads
     # it as None and ignores a resume value of no task): LangGraph answers instead
-    ckpt = sqlite3.connect(_db(home, project)).execute(
+    db = checkpoints_db(home, project)
+    ckpt = sqlite3.connect(db).execute(
         "SELECT thread_id, checkpoint_id FROM checkpoints").fetchone()
-    _sql(_db(home, project), "INSERT INTO writes VALUES (?, '', ?, ?, '', -4, '__resume__', "
+    _sql(db, "INSERT INTO writes VALUES (?, '', ?, ?, '', -4, '__resume__', "
          "'msgpack', ?)", *ckpt, NULL_TASK, ormsgpack.packb(ormsgpack.Ext(42, b"\xc0")))
     assert check(home, project, sid) == plan  # no file changed
     r = cli(home, project, "resume-check", sid, "--json", PYTHONPROFILEIMPORTTIME="1")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.support.resume import cli, events
+from tests.support.resume import cli, json_events
 
 OFFLINE = {"MTTUI_PROVIDER": "offline"}
 
@@ -21,12 +21,12 @@ def test_queue_resume_with_ask_stops_at_a_pending_approval(home: Path, project: 
     """An approval that waits from an earlier run is asked again, not denied (exit 3)."""
     first = cli(home, project, "exec", "!touch marker.txt", "--json", **OFFLINE)
     assert first.returncode == 3, first.stderr
-    sid = events(first.stdout)[0]["session_id"]
+    sid = json_events(first.stdout)[0]["session_id"]
     assert cli(home, project, "queue", "add", sid, "after the approval").returncode == 0
 
     r = cli(home, project, "queue", "resume", sid, "--json", **OFFLINE)
     assert r.returncode == 3, r.stderr
-    lines = events(r.stdout)
+    lines = json_events(r.stdout)
     names = [e["event"] for e in lines]
     assert "approval_request" in names and "approval_decision" not in names
     assert "tool_outcome" not in names and "run_start" not in names
@@ -40,7 +40,7 @@ def test_queue_resume_with_ask_stops_at_a_pending_approval(home: Path, project: 
     r = cli(home, project, "queue", "resume", sid, "--json", "--approve", "all", **OFFLINE)
     assert r.returncode == 0, r.stderr
     assert (project / "marker.txt").exists()
-    assert [e["status"] for e in events(r.stdout) if e["event"] == "run_end"] == [
+    assert [e["status"] for e in json_events(r.stdout) if e["event"] == "run_end"] == [
         "completed", "completed"]  # fmt: skip
     assert _json(cli(home, project, "queue", "list", sid, "--json"))["items"] == []
 

@@ -16,7 +16,7 @@ from mttui.session.service import SessionService
 from tests.support.compression import FILLER
 from tests.support.fake_openai import error
 from tests.support.logs import records
-from tests.support.resume import cli, events
+from tests.support.resume import cli, json_events
 
 
 def _compact(home: Path, project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -47,7 +47,7 @@ def test_compact_json_and_human(make_runner: Any, home: Path, project: Path) -> 
     sid, path = _session(make_runner, 5)
     r = _compact(home, project, sid[:6], "--json")
     assert r.returncode == 0, r.stderr
-    out = events(r.stdout)
+    out = json_events(r.stdout)
     assert len(out) == 1
     rec = records(path, "compression")[-1]
     assert out[0] == {"session_id": sid, "removed_count": rec["removed_count"],
@@ -76,7 +76,7 @@ def test_nothing_to_compress(make_runner: Any, home: Path, project: Path) -> Non
     sid, path = _session(make_runner, 1)
     r = _compact(home, project, sid, "--json")
     assert r.returncode == 0, r.stderr
-    out = events(r.stdout)[0]
+    out = json_events(r.stdout)[0]
     assert out["session_id"] == sid and out["compressed"] is False and out["reason"]
     assert set(out) == {"session_id", "compressed", "reason"}
     human = _compact(home, project, sid)
@@ -120,4 +120,4 @@ def test_instructions_and_a_failing_summary(
     assert sent.endswith("Additional instructions: keep the turn numbers")
     ok = _compact(home, project, sid, "--json", **env)
     assert ok.returncode == 0, ok.stderr
-    assert events(ok.stdout)[0]["summary"] == records(path, "compression")[0]["summary"]
+    assert json_events(ok.stdout)[0]["summary"] == records(path, "compression")[0]["summary"]

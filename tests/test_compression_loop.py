@@ -16,6 +16,7 @@ from tests.support.compression import (
     FILLER,
     after_summary,
     assert_pairs,
+    checkpoint_view,
     ids_of,
     is_summary_message,
     snapshot_text,
@@ -25,10 +26,6 @@ from tests.support.fake_openai import error, text, tools
 from tests.support.logs import records
 
 PROMPT = "Read notes.txt twelve times and tell me what changed."
-
-
-def _view(runner: Any) -> list[Any]:
-    return list(runner.graph.get_state(runner.config).values["messages"])
 
 
 def test_long_tool_loop_is_compressed_mid_run_at_safe_points(
@@ -74,7 +71,7 @@ def test_long_tool_loop_is_compressed_mid_run_at_safe_points(
         assert comp["removed_count"] > 0
 
     # the saved state is [summary, kept…, after…] and pairs up
-    view = _view(runner)
+    view = checkpoint_view(runner)
     assert is_summary(view[0]) and not any(is_summary(m) for m in view[1:])
     assert view[1].type == "human" and view[1].content == PROMPT
     # the log tells the same view (the request kept in front of the recent steps)
@@ -105,7 +102,7 @@ def test_failing_summary_changes_nothing_and_the_run_goes_on(
     runner = make_runner("openai", url=routed.url, token_limit=600)
     routed.add(text("first answer", usage=None))
     list(runner.run("first " + FILLER * 5))
-    before = [m.id for m in _view(runner)]
+    before = [m.id for m in checkpoint_view(runner)]
     routed.summary(error(500, "summary server broke"))
     routed.add(text("second answer", usage=None))
     events = list(runner.run("second " + FILLER * 5))
@@ -115,7 +112,7 @@ def test_failing_summary_changes_nothing_and_the_run_goes_on(
     assert any("compression failed" in n and "nothing changed" in n for n in notices)
     assert not records(runner.writer.path, "compression")
     assert not [e for e in events if isinstance(e, Compressed)]
-    after = [m.id for m in _view(runner)]
+    after = [m.id for m in checkpoint_view(runner)]
     assert after[:2] == before and len(after) == 4  # + the new request and its answer
     sent = routed.agent_requests[-1]["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
@@ -149,5 +146,5 @@ def test_older_part_larger_than_the_context_is_summarized_in_pieces(
     comp = records(runner.writer.path, "compression")[0]
     assert comp["summary"] == snapshot_text(len(reqs))
     assert comp["trigger"] == "manual"
-    view = _view(runner)
+    view = checkpoint_view(runner)
     assert [m.id for m in view[1:]] == comp["kept_message_ids"]

@@ -27,7 +27,7 @@ from tests.support.compression import (
 )
 from tests.support.fake_openai import slow, text
 from tests.support.logs import records
-from tests.support.resume import cli, events
+from tests.support.resume import cli, json_events
 
 
 def _cli(home: Path, project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -37,7 +37,7 @@ def _cli(home: Path, project: Path, *args: str, **env: str) -> subprocess.Comple
 def _check(home: Path, project: Path, sid: str) -> dict[str, Any]:
     r = _cli(home, project, "resume-check", sid, "--json")
     assert r.returncode == 0, r.stderr
-    return dict(events(r.stdout)[0])
+    return dict(json_events(r.stdout)[0])
 
 
 def _reopen(home: Path, project: Path, sid: str, url: str) -> Runner:
@@ -117,7 +117,7 @@ def test_kill_9_during_the_summary_leaves_the_session_resumable(
     routed.add(text("first answer", usage=None))
     first = _cli(home, project, "exec", "--json", "first " + FILLER * 5, **env)
     assert first.returncode == 0, first.stderr
-    sid = events(first.stdout)[0]["session_id"]
+    sid = json_events(first.stdout)[0]["session_id"]
     assert not routed.summary_requests  # under the threshold
 
     routed.summary(slow("x" * 400, delay=0.25, pieces=400))  # held open until the kill
@@ -141,9 +141,9 @@ def test_kill_9_during_the_summary_leaves_the_session_resumable(
     routed.add(text("third answer", usage=None))
     later = _cli(home, project, "exec", "--json", "--session", sid, "third question", **env)
     assert later.returncode == 0, later.stderr
-    evs = events(later.stdout)
-    assert evs[-2]["event"] == "run_end" and evs[-2]["status"] == "completed"
-    comp = next(e for e in evs if e["event"] == "compression")
+    events = json_events(later.stdout)
+    assert events[-2]["event"] == "run_end" and events[-2]["status"] == "completed"
+    comp = next(e for e in events if e["event"] == "compression")
     rec = records(path, "compression")
     assert len(rec) == 1 and comp == {
         "event": "compression", "removed_count": rec[0]["removed_count"],

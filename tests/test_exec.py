@@ -14,24 +14,16 @@ from typing import Any
 
 import pytest
 
-from mttui.session.reader import read_all
 from mttui.session.service import SessionService
 from tests.support.fake_openai import FakeOpenAI, slow, text, tools
+from tests.support.logs import records
+from tests.support.resume import cli, env, json_events
 
 KEY_MARKER = "sk-UNIQUE-marker-7f3a9c-never-store-me"
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MTTUI_"))}
-    env.update(
-        MTTUI_HOME=str(home),
-        MTTUI_CONFIG=str(home.parent / "none.toml"),
-        MTTUI_MAX_RETRIES="0",
-        MTTUI_TIMEOUT="10",
-        PYTHONFAULTHANDLER="1",  # a hang in a signal test dumps its stacks
-    )
-    env.update(extra)
-    return env
+    return env(home, PYTHONFAULTHANDLER="1", **extra)  # a hang in a signal test dumps its stacks
 
 
 def _cmd(*args: str) -> list[str]:
@@ -39,18 +31,11 @@ def _cmd(*args: str) -> list[str]:
 
 
 def _exec(home: Path, project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        _cmd(*args), cwd=project, env=_env(home, **env), capture_output=True, text=True, timeout=60
-    )
-
-
-def _events(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    return cli(home, project, "exec", *args, PYTHONFAULTHANDLER="1", **env)
 
 
 def _log(home: Path, project: Path, session_id: str) -> list[dict[str, Any]]:
-    info = SessionService(home, project).resolve(session_id)
-    return read_all(info.path)[0]
+    return records(SessionService(home, project).resolve(session_id).path)
 
 
 def _open_calls(home: Path, project: Path, session_id: str) -> list[Any]:
@@ -80,7 +65,7 @@ def _open_calls(home: Path, project: Path, session_id: str) -> list[Any]:
 def test_offline_exec_needs_no_network_and_no_key(home: Path, project: Path) -> None:
     r = _exec(home, project, "--provider", "offline", "--json", "hello offline")
     assert r.returncode == 0, r.stderr
-    events = _events(r.stdout)
+    events = json_events(r.stdout)
     assert [e["event"] for e in events] == [
         "session",
         "run_start",
@@ -109,7 +94,7 @@ def test_offline_exec_needs_no_network_and_no_key(home: Path, project: Path) -> 
 def test_pending_approval_crosses_processes(home: Path, project: Path) -> None:
     first = _exec(home, project, "--json", "!echo crossed > crossed.txt")
     assert first.returncode == 3, first.stderr
-    events = _events(first.stdout)
+    events = json_events(first.stdout)
     request = next(e for e in events if e["event"] == "approval_request")
     assert events[-2] == {
         "event": "run_end",
@@ -120,7 +105,7 @@ def test_pending_approval_crosses_processes(home: Path, project: Path) -> None:
     sid = events[0]["session_id"]
     second = _exec(home, project, "--resume", sid, "--approve", "all", "--json")
     assert second.returncode == 0, second.stderr
-    later = _events(second.stdout)
+    later = json_events(second.stdout)
     names = [e["event"] for e in later]
     assert names[:3] == ["session", "resumed", "approval_request"]
     assert later[2]["request_id"] == request["request_id"]
@@ -140,7 +125,7 @@ def test_pending_approval_crosses_processes(home: Path, project: Path) -> None:
 
 def test_locked_session_exits_4(home: Path, project: Path) -> None:
     r = _exec(home, project, "--json", "hi")
-    sid = _events(r.stdout)[0]["session_id"]
+    sid = json_events(r.stdout)[0]["session_id"]
     service = SessionService(home, project)
     with service.open_session(service.resolve(sid).path):
         locked = _exec(home, project, "--session", sid, "again")
@@ -185,7 +170,7 @@ def test_signal_during_a_tool(home: Path, project: Path, sig: int, code: int) ->
     proc.send_signal(sig)
     out, err = _finish(proc)
     assert proc.returncode == code, err
-    rest = _events(out)
+    rest = json_events(out)
     assert {
         "event": "tool_outcome",
         "call_id": seen[-1]["call_id"],
@@ -225,7 +210,7 @@ def test_signal_during_a_stream(
     assert answer["role"] == "assistant" and answer["status"] == "interrupted"
     assert answer["content"].startswith("w0")
     assert [r["status"] for r in log if r["type"] == "run_end"] == ["stopped"]
-    assert _events(out)[-1]["code"] == code
+    assert json_events(out)[-1]["code"] == code
     assert _open_calls(home, project, sid) == []
 
 
@@ -269,7 +254,7 @@ def test_kill_9_during_a_tool_then_resume_never_reruns_it(home: Path, project: P
     proc.communicate(timeout=10)
     r = _exec(home, project, "--resume", sid, "--json")
     assert r.returncode == 0, r.stderr
-    events = _events(r.stdout)
+    events = json_events(r.stdout)
     resumed = next(e for e in events if e["event"] == "resumed")
     assert [w["code"] for w in resumed["warnings"]] == ["tool_interrupted"]
     assert resumed["warnings"][0]["ids"] == [call_id]

@@ -6,14 +6,11 @@ from typing import Any
 
 from mttui.graph.compression import MAX_FAILURES, is_summary
 from mttui.graph.events import Compressed, Notice, RunEnded
+from tests.support.compression import checkpoint_view
 from tests.support.fake_openai import FakeOpenAI, error, text, tools
 from tests.support.logs import records
 
 LONG = "please remember this detail about the parser module. " * 12  # ~650 chars
-
-
-def _view(runner: Any) -> list[Any]:
-    return list(runner.graph.get_state(runner.config).values["messages"])
 
 
 def test_auto_compression_keeps_summary_first_and_whole_turns(make_runner: Any) -> None:
@@ -28,7 +25,7 @@ def test_auto_compression_keeps_summary_first_and_whole_turns(make_runner: Any) 
     rec = records(runner.writer.path, "compression")[-1]
     assert rec["trigger"] == "auto" and rec["summary"].startswith("<compressed_snapshot>")
     assert rec["tokens_after"] < rec["tokens_before"] and rec["removed_count"] > 0
-    view = _view(runner)
+    view = checkpoint_view(runner)
     assert is_summary(view[0]) and "<compressed_snapshot>" in view[0].content
     assert not any(is_summary(m) for m in view[1:])
     assert view[1].type == "human"  # the kept part starts at a turn, never with a tool result
@@ -86,7 +83,7 @@ def test_failed_summaries_change_nothing_and_auto_stops_after_three(
         assert isinstance(events[-1], RunEnded) and events[-1].status == "completed"
         notices += [e.text for e in events if isinstance(e, Notice)]
     assert not records(runner.writer.path, "compression")
-    assert not any(is_summary(m) for m in _view(runner))
+    assert not any(is_summary(m) for m in checkpoint_view(runner))
     assert sum("compression failed" in n for n in notices) == MAX_FAILURES
     assert any("off for this session" in n for n in notices)
     assert len(fake_openai.requests) == 1 + MAX_FAILURES * 2 + 1  # no 4th summary attempt
@@ -101,7 +98,7 @@ def test_manual_compact(make_runner: Any) -> None:
     assert [type(e) for e in events] == [Compressed]
     rec = records(runner.writer.path, "compression")[0]
     assert rec["trigger"] == "manual" and rec["removed_count"] == 6 and rec["kept_count"] == 2
-    view = _view(runner)
+    view = checkpoint_view(runner)
     assert is_summary(view[0]) and [m.id for m in view[1:]] == rec["kept_message_ids"]
     assert runner.graph.get_state(runner.config).next == ()
     assert list(runner.run("after"))[-1].status == "completed"

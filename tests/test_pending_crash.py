@@ -21,7 +21,7 @@ from mttui.session.reader import read_all
 from mttui.session.transcript import fold
 from tests.support.fake_openai import FakeOpenAI, text, tools
 from tests.support.pending_driver import FIRST, SECOND, STEER, WAIT_FOR_GO
-from tests.support.resume import cli, env, events
+from tests.support.resume import cli, env, json_events
 
 DRIVER = Path(__file__).parent / "support" / "pending_driver.py"
 
@@ -81,7 +81,7 @@ def test_kill_at_each_transition(home: Path, project: Path, fake_openai: FakeOpe
 
     resumed = cli(home, project, "queue", "resume", sid, "--json", "--approve", "all", **extra)
     assert resumed.returncode == 0, resumed.stderr
-    lines = events(resumed.stdout)
+    lines = json_events(resumed.stdout)
     assert [e["event"] for e in lines][:2] == ["session", "resumed"]
     warned = {w["code"]: w for w in lines[1]["warnings"]}
     assert ("queue_held" in warned) == bool(held)  # resume.md: held items are reported

@@ -9,7 +9,7 @@ from mttui.session.pending import CAPACITY
 from mttui.session.service import SessionService
 from tests.support.fake_openai import FakeOpenAI, text, tools
 from tests.support.logs import message, new_session
-from tests.support.resume import cli, events
+from tests.support.resume import cli, json_events
 
 
 def _session(home: Path, project: Path) -> str:
@@ -74,7 +74,7 @@ def test_resume_stops_at_an_approval_with_ask(home: Path, project: Path,
     extra = {"MTTUI_PROVIDER": "openai", "OPENAI_BASE_URL": fake_openai.url}
     r = cli(home, project, "queue", "resume", sid, "--json", **extra)
     assert r.returncode == 3, r.stderr
-    lines = events(r.stdout)
+    lines = json_events(r.stdout)
     assert [e["event"] for e in lines if e["event"] in ("run_start", "approval_request",
             "run_end", "exit")] == ["run_start", "approval_request", "run_end", "exit"]
     assert lines[-1] == {"event": "exit", "session_id": sid, "code": 3}
@@ -85,7 +85,7 @@ def test_resume_stops_at_an_approval_with_ask(home: Path, project: Path,
     r = cli(home, project, "queue", "resume", sid, "--json", "--approve", "all", **extra)
     assert r.returncode == 0, r.stderr
     assert (project / "a.txt").read_text() == "x"
-    ends = [e["status"] for e in events(r.stdout) if e["event"] == "run_end"]
+    ends = [e["status"] for e in json_events(r.stdout) if e["event"] == "run_end"]
     assert ends == ["completed", "completed"]
     assert json.loads(cli(home, project, "queue", "list", sid, "--json").stdout)["items"] == []
     assert len(fake_openai.requests) == 3
@@ -97,7 +97,7 @@ def test_exec_prompt_while_an_approval_waits_is_queued(home: Path, project: Path
     extra = {"MTTUI_PROVIDER": "openai", "OPENAI_BASE_URL": fake_openai.url}
     first = cli(home, project, "exec", "write b", "--json", **extra)
     assert first.returncode == 3, first.stderr
-    sid = events(first.stdout)[0]["session_id"]
+    sid = json_events(first.stdout)[0]["session_id"]
     again = cli(home, project, "exec", "--session", sid, "and then this", "--json", **extra)
     assert again.returncode == 3 and "queued" in again.stderr
     assert len(fake_openai.requests) == 1  # not sent, not dropped: queued

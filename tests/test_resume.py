@@ -16,10 +16,11 @@ from tests.support.logs import records
 from tests.support.resume import (
     assert_every_call_answered,
     check,
+    checkpoints_db,
     cli,
     codes,
-    events,
     index_equals_rebuild,
+    json_events,
     recheck,
     request_text,
     snapshot,
@@ -34,16 +35,12 @@ def _exec(home: Path, project: Path, *args: str, code: int = 0, **env: str) -> l
     r = cli(home, project, "exec", "--json", *args, **env)
     assert r.returncode == code, r.stderr
     assert "Traceback" not in r.stderr
-    return events(r.stdout)
+    return json_events(r.stdout)
 
 
 def _resumed(evs: list[dict]) -> tuple[str, list[str]]:
     e = next(e for e in evs if e["event"] == "resumed")
     return e["mode"], [w["code"] for w in e["warnings"]]
-
-
-def _db(home: Path, project: Path) -> Path:
-    return home / "history" / project_hash(project) / "checkpoints.sqlite"
 
 
 def _log(home: Path, project: Path, sid: str) -> Path:
@@ -58,7 +55,7 @@ def test_deleted_checkpoint_database_resumes_the_transcript(
     env = _fake_env(fake_openai)
     sid = _exec(home, project, "list the project", **env)[0]["session_id"]
     _exec(home, project, "--session", sid, "and now?", **env)
-    db = _db(home, project)
+    db = checkpoints_db(home, project)
     for suffix in ("", "-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     plan = check(home, project, sid)
@@ -112,7 +109,7 @@ def test_missing_thread_id(home: Path, project: Path) -> None:
 def test_approval_without_a_recoverable_interrupt(home: Path, project: Path) -> None:
     evs = _exec(home, project, "!echo ran >> runs.txt", code=3)
     sid = evs[0]["session_id"]
-    conn = sqlite3.connect(_db(home, project))
+    conn = sqlite3.connect(checkpoints_db(home, project))
     assert conn.execute("DELETE FROM writes WHERE channel = '__interrupt__'").rowcount > 0
     conn.commit()
     conn.close()
@@ -192,7 +189,7 @@ def test_doctor_reports_resume_verdicts(home: Path, project: Path) -> None:
     doc = json.loads(cli(home, project, "doctor", "--json").stdout)
     assert set(doc) == {"sessions_checked", "problems", "repaired"}
     assert [(p["session_id"], p["code"]) for p in doc["problems"]] == [(empty, "session_empty")]
-    _db(home, project).unlink()
+    checkpoints_db(home, project).unlink()
     doc = json.loads(cli(home, project, "doctor", "--json").stdout)
     found = {(p["session_id"], p["code"]) for p in doc["problems"]}
     assert found == {(empty, "session_empty"), (ran, "checkpoint_not_found")}

@@ -12,13 +12,13 @@ from langchain_core.messages import AIMessage
 
 from mttui.graph.resume_apply import plan_for_runner, resume_session
 from mttui.graph.resume_plan import check_resume, refine
-from mttui.session.log import dump_record
 from mttui.session.reader import read_all
 from mttui.session.resume_check import plan_from_facts
 from mttui.session.resume_facts import index_facts, read_facts
 from mttui.session.resume_lookup import open_index, resolve
 from mttui.session.service import SessionService
 from tests.support.crash import parallel_call_crash
+from tests.support.logs import append_behind
 
 LONG = "please remember this detail about the parser module. " * 12
 
@@ -49,14 +49,6 @@ def _same(fast: Any, full: Any) -> None:
         assert a.as_json() == b.as_json()
 
 
-def _raw(writer: Any, *records: dict[str, Any]) -> None:
-    """Records appended behind the writer's back (a later catch-up ingests them)."""
-    with open(writer.path, "ab") as fh:
-        for rec in records:
-            fh.write(dump_record({"seq": 900, "timestamp": "2026-01-01T00:00:00.000Z",
-                                  "session_id": writer.session_id, **rec}))  # fmt: skip
-
-
 def test_index_plan_equals_whole_log_plan(make_runner: Any, home: Path, project: Path) -> None:
     plain = make_runner()
     list(plain.run("hello"))
@@ -69,10 +61,11 @@ def test_index_plan_equals_whole_log_plan(make_runner: Any, home: Path, project:
     compressed.writer.append("message_update", message_id=last_user, status="interrupted")
     list(compressed.compact())
     list(compressed.run("!echo after > after.txt"))  # awaiting approval after the compression
-    _raw(compressed.writer, {"type": "tool_dispatch", "call_id": "call_z", "tool_name": "shell"},
-         {"type": "pending_add", "item_id": "q1", "mode": "queue", "text": "later"},
-         {"type": "pending_add", "item_id": "q2", "mode": "queue", "text": "sooner"},
-         {"type": "pending_move", "item_id": "q2", "position": 1})
+    append_behind(compressed.writer,
+                  {"type": "tool_dispatch", "call_id": "call_z", "tool_name": "shell"},
+                  {"type": "pending_add", "item_id": "q1", "mode": "queue", "text": "later"},
+                  {"type": "pending_add", "item_id": "q2", "mode": "queue", "text": "sooner"},
+                  {"type": "pending_move", "item_id": "q2", "position": 1})
     with open(compressed.writer.path, "ab") as fh:
         fh.write(b"garbage\n")
     chained = make_runner(auto_compress=False)

@@ -19,7 +19,7 @@ from mttui.session.resume_check import check_session
 from mttui.session.service import SessionService
 from tests.support.fake_openai import FakeOpenAI, slow, text
 from tests.support.logs import records
-from tests.support.resume import check, codes, env, events, index_equals_rebuild, recheck
+from tests.support.resume import check, codes, env, index_equals_rebuild, json_events, recheck
 
 LONG = "please remember this detail about the parser module. " * 12
 
@@ -74,7 +74,7 @@ def test_kill_9_during_the_summary_call(
     first = start(f"first {LONG}")
     out, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
-    sid = events(out)[0]["session_id"]
+    sid = json_events(out)[0]["session_id"]
     fake_openai.add(slow("<compressed_snapshot>never finished</compressed_snapshot>" * 20,
                          delay=0.05, pieces=400))  # fmt: skip
     second = start("--session", sid, f"second {LONG}{LONG}")
@@ -95,7 +95,7 @@ def test_kill_9_during_the_summary_call(
     third = start("--resume", sid, "third")
     out, err = third.communicate(timeout=60)
     assert third.returncode == 0, err
-    assert [e["status"] for e in events(out) if e["event"] == "run_end"] == ["completed"]
+    assert [e["status"] for e in json_events(out) if e["event"] == "run_end"] == ["completed"]
     comp = [r for r in records(path) if r["type"] == "compression"]
     assert len(comp) == 1 and "kept going" in comp[0]["summary"]
     assert "kept going" in str(fake_openai.requests[-1]["messages"][1]["content"])

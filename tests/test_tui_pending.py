@@ -3,7 +3,6 @@ held after a restart with Resume queue, a steer never delivered; SVG snapshots."
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -14,18 +13,18 @@ from mttui.widgets.pending_lane import EditQueuedScreen, PendingLane
 from mttui.widgets.prompt import PromptArea
 from tests.support.clock import FrozenClock
 from tests.support.snapshots import quiet
-from tests.support.tui import SIZE, make_app, msg, screen_text, settings, settle, write_session
+from tests.support.tui import (
+    SIZE,
+    make_app,
+    msg,
+    screen_text,
+    settings,
+    settle,
+    wait_for,
+    write_session,
+)
 
 WAIT_FOR_GO = "!while [ ! -f go ]; do sleep 0.05; done; echo went"
-
-
-async def wait_for(pilot: Any, condition: Any, limit: float = 30.0) -> None:
-    """Poll (no timing assertion: the limit only bounds a hang)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while not condition():
-        assert loop.time() < end, "condition not reached"
-        await pilot.pause(0.05)
 
 
 async def type_and(pilot: Any, text: str, key: str) -> None:

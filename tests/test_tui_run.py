@@ -3,8 +3,6 @@ approval asked again after resume, session end on quit."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from textual.app import App, ComposeResult
 
@@ -16,16 +14,16 @@ from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.prompt import PromptArea
-from tests.support.tui import SIZE, make_app, msg, screen_text, settings, settle, write_session
-
-
-async def wait_for(pilot, condition, limit: float = 20.0) -> None:
-    """Poll (no timing assertion: the timeout only bounds a hang)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while not condition():
-        assert loop.time() < end, "condition not reached"
-        await pilot.pause(0.05)
+from tests.support.tui import (
+    SIZE,
+    make_app,
+    msg,
+    screen_text,
+    settings,
+    settle,
+    wait_for,
+    write_session,
+)
 
 
 async def send(pilot, text: str) -> None:

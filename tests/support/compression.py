@@ -128,3 +128,8 @@ def wait_until(predicate: Any, timeout: float = 30.0) -> None:
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
     """The CLI's environment, with a longer model timeout (summaries are long requests)."""
     return env(home, **{"MTTUI_TIMEOUT": "20", **extra})
+
+
+def checkpoint_view(runner: Any) -> list[Any]:
+    """The messages of the runner's checkpoint (what the model sees next)."""
+    return list(runner.graph.get_state(runner.config).values["messages"])

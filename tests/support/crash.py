@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from tests.support.fake_openai import FakeOpenAI, slow, tools
-from tests.support.resume import env, events
+from tests.support.resume import env, json_events
 
 MARK = "echo ran >> runs.txt; echo done-once"
 CALL = ("call_a", "shell", {"command": MARK})
@@ -41,7 +41,7 @@ class World:
     def finish(self, proc: subprocess.Popen[str], code: int) -> list[dict[str, Any]]:
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == code, err
-        evs = events(out)
+        evs = json_events(out)
         self.shown += [e["message"] for e in evs
                        if e["event"] == "message" and e["message"]["status"] == "sent"]
         return evs

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from mttui.session.log import dump_record
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
@@ -38,3 +39,11 @@ def new_session(
         for i in range(0, len(batch), 500):
             w.append_many(batch[i : i + 500])
     return w
+
+
+def append_behind(writer: SessionWriter, *records: dict[str, Any]) -> None:
+    """Records appended behind the writer's back (a later catch-up ingests them)."""
+    with open(writer.path, "ab") as fh:
+        for rec in records:
+            fh.write(dump_record({"seq": 900, "timestamp": "2026-01-01T00:00:00.000Z",
+                                  "session_id": writer.session_id, **rec}))  # fmt: skip

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mttui.session.index.ingest import build_index
-from mttui.session.paths import Layout
+from mttui.session.paths import Layout, project_hash
 from tests.support.index_dump import logical_dump
 
 
@@ -30,7 +30,8 @@ def cli(home: Path, project: Path, *args: str, **extra: str) -> subprocess.Compl
                           env=env(home, **extra), capture_output=True, text=True, timeout=60)
 
 
-def events(stdout: str) -> list[dict[str, Any]]:
+def json_events(stdout: str) -> list[dict[str, Any]]:
+    """The JSON lines of ``--json`` output."""
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
@@ -117,3 +118,8 @@ def assert_every_call_answered(request: dict[str, Any]) -> None:
 
 def request_text(request: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content") or "") for m in request["messages"])
+
+
+def checkpoints_db(home: Path, project: Path) -> Path:
+    """The project's LangGraph checkpoint database."""
+    return home / "history" / project_hash(project) / "checkpoints.sqlite"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import Any
 
@@ -64,3 +65,12 @@ def screen_text(app: MttuiApp) -> str:
     """What the terminal shows (the top screen, modal included), as plain text."""
     strips = app.screen._compositor.render_strips()
     return "\n".join(strip.text.rstrip() for strip in strips)
+
+
+async def wait_for(pilot: Any, condition: Any, limit: float = 30.0) -> None:
+    """Poll (no timing assertion: the limit only bounds a hang)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit
+    while not condition():
+        assert loop.time() < end, "condition not reached"
+        await pilot.pause(0.05)

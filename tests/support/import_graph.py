@@ -141,10 +141,8 @@ class ImportGraph:
 
     def private_uses(self, allowed: Mapping[str, str]) -> list[Use]:
         """Uses of another module's ``_private`` names; ``allowed`` maps code to a reason."""
-        out = []
-        for module in self.modules.values():
-            out.extend(u for u in _private_uses(module) if u.code not in allowed)
-        return sorted(out, key=lambda u: (u.module, u.line))
+        uses = [u for m in self.modules.values() for u in _private_uses(m) if u.code not in allowed]
+        return sorted(uses, key=lambda u: (u.module, u.line))
 
     def longer_than(self, limit: int) -> list[Module]:
         return sorted((m for m in self.modules.values() if m.lines > limit), key=lambda m: m.name)

@@ -8,6 +8,7 @@ folder; no module uses another module's ``_private`` names; no module is over
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -101,6 +102,28 @@ def test_no_module_over_400_lines(house: ImportGraph) -> None:
     assert not long, f"modules over {MAX_LINES} lines:\n" + "\n".join(
         f"  {m.name}: {m.lines}" for m in long
     )
+
+
+def test_test_modules_import_no_other_test_module() -> None:
+    tests = scan(Path(__file__).parent)  # the package ``tests``
+    cross = [i for i in tests.imports if i.internal and i.target.startswith("tests.test_")]
+    assert not cross, "shared test helpers belong in tests/support or conftest:\n" + _lines(cross)
+
+
+def test_no_fixture_is_defined_twice() -> None:
+    root = Path(__file__).parent
+    defined: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for deco in node.decorator_list:
+                if "fixture" in ast.unparse(deco):
+                    named = [k.value for k in getattr(deco, "keywords", []) if k.arg == "name"]
+                    name = ast.literal_eval(named[0]) if named else node.name
+                    defined.setdefault(name, []).append(str(path.relative_to(root)))
+    twice = {name: files for name, files in defined.items() if len(files) > 1}
+    assert not twice, f"fixtures defined in more than one file: {twice}"
 
 
 # -- the walker itself, on synthetic trees ------------------------------------

@@ -3,7 +3,8 @@
 Imports go one way, from a layer down to the layers below it (any direction within
 a layer); no module imports itself through a loop, also not between modules of one
 folder; no module uses another module's ``_private`` names; no module is over
-400 lines. The walker itself is tested on small synthetic trees at the end.
+400 lines. For the tests themselves: no test module imports another one, and no
+fixture is defined twice. The walker is tested on small synthetic trees at the end.
 """
 
 from __future__ import annotations

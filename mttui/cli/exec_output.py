@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from .graph.events import (
+from mttui.graph.events import (
     ApprovalDecided,
     ApprovalRequested,
     Compressed,

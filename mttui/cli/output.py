@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from .session.records import parse_timestamp
+from mttui.session.records import parse_timestamp
 
 
 def emit_json(obj: Any) -> None:

@@ -9,9 +9,11 @@ import argparse
 import sys
 import time
 
-from .cli_output import clip, emit_json, relative_time, table
-from .session.models import SNIPPET_END, SNIPPET_START
-from .session.service import SessionService
+from mttui.session.models import SNIPPET_END, SNIPPET_START
+from mttui.session.service import SessionService
+
+from .errors import Exit
+from .output import clip, emit_json, relative_time, table
 
 
 def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
@@ -163,26 +165,18 @@ def cmd_doctor(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def cmd_resume_check(args: argparse.Namespace, service: SessionService) -> int:
-    """Read-only (nothing is written, not even the index). The checkpoint is consulted
-    only when one of the session's thread exists, and LangGraph imported only when the
-    light reader does not recognise it."""
-    from .session.resume_check import check_log, mark_locked
+    """Read-only: what a resume would do (``mttui.core.resume_check``)."""
+    from mttui.core.resume_check import check
 
-    plan, facts = check_log(service.layout, service.project_hash, args.session, lock=False)
-    if facts is not None and plan.mode == "execution":
-        from .graph.resume_plan import refine_from_checkpoint
-
-        plan = refine_from_checkpoint(plan, facts, service.layout)
-    if facts is not None:
-        mark_locked(plan, facts.path)
+    plan, found = check(service, args.session)
     if args.json:
         emit_json(plan.as_json())
-    if facts is None and plan.refusal is not None:  # session_not_found
+    if not found and plan.refusal is not None:  # session_not_found
         print(f"mttui: {plan.refusal['message']}", file=sys.stderr)
-        return 5
+        return Exit.NOT_FOUND
     if not args.json:
         print(plan.describe())
-    return 0
+    return Exit.OK
 
 
 class _ProgressBar:

@@ -29,6 +29,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "search" and args.query is None:
         parser.error("search needs a QUERY")
+    bad = undecodable(args)
+    if bad is not None:
+        print(f"mttui: an argument is not valid UTF-8: {bad!r}", file=sys.stderr)
+        return Exit.USAGE
     try:
         return _dispatch(args)
     except KeyboardInterrupt:
@@ -39,6 +43,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return Exit.OK
     except Exception as exc:  # noqa: BLE001 - the one place that turns errors into exit codes
         return report_error(exc)
+
+
+def undecodable(args: argparse.Namespace) -> str | None:
+    """The first argument that was not valid UTF-8 (Python keeps its bytes as lone
+    surrogates, which no log, index or model request could store), or ``None``."""
+    for value in vars(args).values():
+        if isinstance(value, str) and any("\ud800" <= c <= "\udfff" for c in value):
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return None
 
 
 def _handler(command: str | None) -> Handler:

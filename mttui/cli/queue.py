@@ -16,6 +16,7 @@ from mttui.session.service import SessionService
 from .errors import Exit, report_error
 from .exec_output import ExecOutput
 from .options import settings_from
+from .output import visible
 from .signals import StopSignals, run_in_worker
 
 
@@ -43,7 +44,7 @@ def _list(args: argparse.Namespace, service: SessionService) -> int:
         return Exit.OK
     for row in view.rows:
         pos = str(row["position"]) if row["position"] is not None else "-"
-        text = " ".join(str(row["text"]).split())
+        text = visible(" ".join(str(row["text"]).split()))
         text = text if len(text) <= 60 else text[:59] + "…"
         print(f"{pos:>3}  {str(row['id'])[:13]:<13}  {row['mode']!s:<5}  "
               f"{row['state']!s:<11}  {text}")

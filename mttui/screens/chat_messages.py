@@ -90,3 +90,15 @@ class Accepted(Message):
 
     text: str
     what: str
+
+
+@dataclass
+class SendAgain(Message):
+    """A steer that was never delivered is sent again as a new message."""
+
+    text: str
+
+
+@dataclass
+class Kick(Message):
+    """The queue may run again (retry, resume)."""

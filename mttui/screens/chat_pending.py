@@ -26,7 +26,7 @@ from mttui.session.errors import MttuiError
 from mttui.widgets.pending_lane import EditQueuedScreen, PendingLane
 from mttui.widgets.prompt import PromptArea
 
-from .chat_messages import Accepted, LaneRows, Note, StateChanged
+from .chat_messages import Accepted, Kick, LaneRows, Note, SendAgain, StateChanged
 
 if TYPE_CHECKING:
     from mttui.core.pending import PendingInputs
@@ -307,18 +307,19 @@ class PendingChat(Screen[None]):
         done = self._report(ops[action])
         self.post_lane()
         if done and then_send and item is not None:  # a steer never delivered: send again
-            self.app.call_from_thread(self._send_again, str(item["text"]))
+            self.post_message(SendAgain(str(item["text"])))
         elif done and action in ("retry", "resume"):
-            self.app.call_from_thread(self._kick)
+            self.post_message(Kick())
 
-    def _send_again(self, text: str) -> None:
+    def on_send_again(self, message: SendAgain) -> None:
         if self.busy:
-            self._queue_text(text)
+            self._queue_text(message.text)
         else:
             self.state = "starting"
-            self.send_text(text)
+            self.send_text(message.text)
 
-    def _kick(self) -> None:
+    def on_kick(self, message: Kick) -> None:
+        """The queue may run again: start draining it if nothing runs."""
         if not self.busy and self.state != "read-only":
             self.state = "starting"
             self._resume_and_drain()

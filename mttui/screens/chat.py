@@ -51,6 +51,7 @@ from .chat_messages import (
     TitleChanged,
 )
 from .chat_pending import PendingChat
+from .dialogs import ConfirmScreen
 from .search import SearchScreen
 
 
@@ -226,7 +227,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         event.stop()
         command = event.text.strip()
         if command == "/compact" or command.startswith("/compact "):  # /compact [instructions]
-            if self.action_compact(command[len("/compact"):].strip() or None):
+            if self.start_compaction(command[len("/compact"):].strip() or None):
                 event.prompt.clear()
             return
         if self.state == "read-only":
@@ -353,10 +354,33 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         else:
             self.history.scroll_page_down(animate=False)
 
-    def action_compact(self, instructions: str | None = None) -> bool:
-        """``ctrl+k`` / ``/compact [instructions]``: compress the history now."""
+    async def action_compact(self) -> None:
+        """``ctrl+k``: in a prompt with text it deletes to the end of the line (as in
+        every editor); otherwise it asks before compressing the history."""
+        prompt = self.query_one(PromptArea)
+        if prompt.has_focus and prompt.text:
+            await prompt.action_delete_to_end_of_line_or_delete_line()
+            return
+        if not self._can_compact():
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.start_compaction()
+
+        self.app.push_screen(ConfirmScreen(
+            "Compact the history", "Summarise older messages for the model now? The "
+            "transcript stays as it is.", yes="Compact"), answered)
+
+    def _can_compact(self) -> bool:
         if self.state != "idle" or self.chat.info is None:
             self.notify("compaction needs an idle session with messages", severity="warning")
+            return False
+        return True
+
+    def start_compaction(self, instructions: str | None = None) -> bool:
+        """``/compact [instructions]`` (or a confirmed ``ctrl+k``): compress now."""
+        if not self._can_compact():
             return False
         self.status.set(note="compacting…")
         self.state = "running"

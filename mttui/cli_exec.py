@@ -135,9 +135,6 @@ def _run(
             writer, settings, checkpoints_path=service.checkpoints_path(), project=service.project
         )
         sigs.runner = runner
-        from .graph.resume_fault import arm
-
-        arm(writer)  # test-only crash points (MTTUI_FAULT); a no-op otherwise
         out.event(
             "session",
             session_id=writer.session_id,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -91,7 +90,7 @@ def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
             error = f"refusing to call the model: {exc}"
         except Exception as exc:  # a bug or an I/O failure: end the run, keep the session
             error = f"run failed: {type(exc).__name__}: {exc}"
-            if os.environ.get("MTTUI_DEBUG") == "1":
+            if runner.settings.debug:
                 import traceback
 
                 traceback.print_exc()

@@ -5,7 +5,6 @@ Importing this package is cheap: LangChain is imported only by :func:`make_model
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from .errors import describe_model_error
@@ -26,8 +25,7 @@ def make_model(settings: Settings) -> Any:
     if settings.provider == "offline":
         from .offline import OfflineChatModel
 
-        delay = float(os.environ.get("MTTUI_OFFLINE_DELAY", "0") or 0)
-        return OfflineChatModel(model_name=settings.model, chunk_delay=delay)
+        return OfflineChatModel(model_name=settings.model, chunk_delay=settings.offline_delay)
     if settings.provider == "openai":
         from .openai import make_openai
 

@@ -24,7 +24,7 @@ EXIT_OK, EXIT_FAILED = 0, 1
 def cmd_compact(args: argparse.Namespace, service: SessionService) -> int:
     """Run ``mttui compact``; errors propagate to the CLI's one-line reporting."""
     from .config import load_settings
-    from .graph.resume_apply import check_resumable
+    from .graph.resume.apply import check_resumable
     from .graph.runner import Runner
 
     flags = {k: getattr(args, k, None) for k in ("provider", "model", "base_url", "approval")}

@@ -172,7 +172,7 @@ def _open(
         service = Service(service.layout.home, Path(info.project))
     writer = service.open_session(info.path)  # SessionLocked -> exit 4
     try:
-        from .graph.resume_apply import check_resumable
+        from .graph.resume.apply import check_resumable
 
         check_resumable(writer)  # a refused plan: one line, exit 1, nothing written
     except BaseException:

@@ -170,7 +170,7 @@ def cmd_resume_check(args: argparse.Namespace, service: SessionService) -> int:
 
     plan, facts = check_log(service.layout, service.project_hash, args.session, lock=False)
     if facts is not None and plan.mode == "execution":
-        from .graph.resume_plan import refine_from_checkpoint
+        from .graph.resume.plan import refine_from_checkpoint
 
         plan = refine_from_checkpoint(plan, facts, service.layout)
     if facts is not None:

@@ -7,9 +7,7 @@ on disk.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,10 +15,8 @@ from typing import Any
 from mttui.session.reader import iter_lines, parse_line
 from mttui.session.writer import SessionWriter
 
-from .events import MessageAdded, ToolDispatched, ToolFinished, UsageUpdated
+from .events import Compressed, Emit, MessageAdded, ToolDispatched, ToolFinished, UsageUpdated
 from .messages import arguments_sha256
-
-Emit = Callable[[Any], None]
 
 
 class Journal:
@@ -40,7 +36,7 @@ class Journal:
             self.stats.output_tokens += int(usage.get("output_tokens") or 0)
             emit(UsageUpdated(usage["input_tokens"], usage["output_tokens"], estimated))
 
-    def compression(self, emit: Emit, record: dict[str, Any], event: Any) -> None:
+    def compression(self, emit: Emit, record: dict[str, Any], event: Compressed) -> None:
         """``compression`` — appended only once the summary exists."""
         self.writer.append("compression", **record)
         emit(event)
@@ -144,6 +140,3 @@ def scan_log(path: Path) -> LogFacts:
                 facts.remembered.update(str(t) for t in rec.get("remember") or [])
     return facts
 
-
-def dumps_args(arguments: Any) -> str:
-    return json.dumps(arguments, ensure_ascii=False, sort_keys=True)

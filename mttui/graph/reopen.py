@@ -2,7 +2,7 @@
 
 ``reopen(runner)`` is what ``mttui exec --resume/--session/--continue`` and the
 TUI call before continuing a session: it plans read-only (resume.md), refuses
-with :class:`~mttui.graph.resume_apply.ResumeRefused` when the plan does, and
+with :class:`~mttui.graph.resume.apply.ResumeRefused` when the plan does, and
 otherwise applies it (closing interrupted and dangling tool calls, rebuilding a
 transcript-only session into a fresh thread, ``session_resumed``). It runs no
 model and no tool; an approval that was pending stays pending and is asked
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .resume_apply import ResumeOutcome, ResumeRefused, resume_session
+from .resume.apply import ResumeOutcome, ResumeRefused, resume_session
 
 if TYPE_CHECKING:
     from .runner import Runner

@@ -49,7 +49,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
         messages = list(state.get("messages", []))
         assert_paired(messages)  # before EVERY model call; raises, never repairs
         sent = [SystemMessage(content=ctx.system_prompt), *steers.merge_user_turns(messages)]
-        result = call_model(ctx.model, sent, ctx.stop, emit, base_url=ctx.base_url)
+        result = call_model(ctx.tool_model, sent, ctx.stop, emit, base_url=ctx.base_url)
         if result.error is not None:
             # display-only: the error line goes to the transcript, not to the model
             record = {
@@ -61,6 +61,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
             ctx.run_journal.message(emit, record)
             return {"stop_reason": "error", "error": result.error, "step_count": steps + 1}
         ai = result.message
+        assert ai is not None  # no error: call_model made the message
         if result.interrupted and not ai.content:
             # stopped before the first word: nothing was said, nothing to keep
             return {"stop_reason": "stopped", "step_count": steps + 1}

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from mttui.config import Settings
 
-    ToolModel = Runnable[LanguageModelInput, BaseMessage]
+    ChatRunnable = Runnable[LanguageModelInput, BaseMessage]
 
 class SteerSource(Protocol):
     """The pending inputs whose Steers the graph takes at its safe boundaries."""
@@ -39,7 +39,7 @@ class SteerSource(Protocol):
 class GraphContext:
     """Process-side things the nodes use (never checkpointed)."""
 
-    model: ToolModel | None  # the chat model with the tools bound (None: read-only graph)
+    model: ChatRunnable | None  # the chat model with the tools bound (None: read-only graph)
     project: Path
     journal: Journal | None  # None: a read-only graph that runs no node
     system_prompt: str
@@ -55,6 +55,12 @@ class GraphContext:
     auto_compress: bool = True
     compress_failures: int = 0
     steers: SteerSource | None = None  # Steers join at safe boundaries (pending_node)
+
+    @property
+    def tool_model(self) -> ChatRunnable:
+        """The model with the tools bound, in a context whose graph runs nodes."""
+        assert self.model is not None, "a read-only graph runs no node"
+        return self.model
 
     @property
     def run_journal(self) -> Journal:

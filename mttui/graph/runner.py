@@ -28,7 +28,7 @@ from mttui.session.records import new_id
 from mttui.session.writer import SessionWriter
 
 from .approvals import ApprovalLedger
-from .context import GraphContext, SteerSource
+from .context import GraphContext, SteerSource, make_context
 from .errors import ApprovalPendingError, RunnerError
 from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEvent, RunStarted
 from .journal import Journal, scan_log
@@ -107,7 +107,6 @@ class Runner:
             return
         from .agent import build_graph
         from .checkpoints import open_saver
-        from .context import make_context
         from .models import ModelConfigError, make_model
 
         try:

@@ -94,8 +94,6 @@ class LogFacts:
     stats: SessionStats = field(default_factory=SessionStats)
     remembered: set[str] = field(default_factory=set)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_id -> record
-    decided: set[str] = field(default_factory=set)
-    dispatched: set[str] = field(default_factory=set)  # call ids with a tool_dispatch record
 
 
 _USAGE = re.compile(rb'"role":"assistant".*"usage":\{"input_tokens":(\d+),"output_tokens":(\d+)')
@@ -122,9 +120,6 @@ def scan_log(path: Path) -> LogFacts:
                 facts.stats.output_tokens += int(m.group(2))
         elif b'"type":"tool_dispatch"' in head:
             facts.stats.tool_calls += 1
-            rec = parse_line(raw)
-            if rec and rec.get("call_id"):
-                facts.dispatched.add(str(rec["call_id"]))
         elif b'"type":"run_start"' in head:
             rec = parse_line(raw)
             if rec and not rec.get("continues"):
@@ -136,7 +131,6 @@ def scan_log(path: Path) -> LogFacts:
         elif b'"type":"approval_decision"' in head:
             rec = parse_line(raw)
             if rec:
-                facts.decided.add(str(rec.get("request_id")))
                 facts.remembered.update(str(t) for t in rec.get("remember") or [])
     return facts
 

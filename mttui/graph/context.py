@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     ChatRunnable = Runnable[LanguageModelInput, BaseMessage]
 
+
 class SteerSource(Protocol):
     """The pending inputs whose Steers the graph takes at its safe boundaries."""
 

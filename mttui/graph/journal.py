@@ -133,4 +133,3 @@ def scan_log(path: Path) -> LogFacts:
             if rec:
                 facts.remembered.update(str(t) for t in rec.get("remember") or [])
     return facts
-

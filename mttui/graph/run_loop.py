@@ -46,9 +46,7 @@ def _stream(
                 seen.values.update(update)
 
 
-def drive_recorded(
-    live: LiveThread, graph_input: GraphInput, run_id: str
-) -> Iterator[RunEvent]:
+def drive_recorded(live: LiveThread, graph_input: GraphInput, run_id: str) -> Iterator[RunEvent]:
     """:func:`drive` plus the records it implies: ``approval_request`` (once per request
     id; one asked again after a restart is not re-recorded) and ``run_end``."""
     end: RunEnded | None = None
@@ -70,9 +68,7 @@ def drive_recorded(
     yield end
 
 
-def drive(
-    live: LiveThread, graph_input: GraphInput, run_id: str
-) -> Iterator[RunEvent]:
+def drive(live: LiveThread, graph_input: GraphInput, run_id: str) -> Iterator[RunEvent]:
     """Yield the run's events, ending with a :class:`RunEnded` (not yet written to the log)."""
     from langgraph.types import Command
 

@@ -23,8 +23,8 @@ from resume_support import check, cli, codes
 from test_crash import POINTS, World
 from test_resume_apply import _crash_state
 
-from mttui.graph.resume_apply import resume_session
-from mttui.graph.resume_plan import check_resume, graph_state
+from mttui.graph.resume.apply import resume_session
+from mttui.graph.resume.plan import check_resume, graph_state
 from mttui.session.checkpoint_peek import PeekState, peek_state
 from mttui.session.log import dump_record
 from mttui.session.paths import Layout, project_hash

@@ -15,7 +15,7 @@ def check(service: SessionService, ref: str) -> tuple[ResumePlan, bool]:
     if facts is None:
         return plan, False
     if plan.mode == "execution":
-        from mttui.graph.resume_plan import refine_from_checkpoint
+        from mttui.graph.resume.plan import refine_from_checkpoint
 
         plan = refine_from_checkpoint(plan, facts, service.layout)
     mark_locked(plan, facts.path)

@@ -19,8 +19,8 @@ import ormsgpack
 import pytest
 from langchain_core.messages import AIMessage
 
-from mttui.graph.resume_apply import resume_session
-from mttui.graph.resume_plan import check_resume, graph_state
+from mttui.graph.resume.apply import resume_session
+from mttui.graph.resume.plan import check_resume, graph_state
 from mttui.session.checkpoint_peek import PeekState, peek_state
 from mttui.session.paths import Layout, project_hash
 from mttui.session.resume_check import check_log

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mttui.config import load_settings
-from mttui.graph.compression import is_summary
+from mttui.graph.compression.cut import is_summary
 from mttui.graph.events import RunEnded
 from mttui.graph.runner import Runner
 from mttui.session.reader import read_all

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mttui.graph.compression import SUMMARY_HEADER, is_summary
+from mttui.graph.compression.cut import is_summary
+from mttui.graph.compression.summary import SUMMARY_HEADER
 from mttui.graph.events import Compressed, Notice
-from mttui.graph.resume_plan import check_resume
+from mttui.graph.resume.plan import check_resume
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
 from mttui.session.transcript import fold

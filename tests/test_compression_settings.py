@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mttui.config import load_settings
-from mttui.graph.compression import MAX_FAILURES
+from mttui.graph.compression.auto import MAX_FAILURES
 from mttui.graph.events import Compressed, Notice
 from tests.support.compression import FILLER, is_summary_message
 from tests.support.fake_openai import error, text

@@ -2,10 +2,11 @@
 
 A scripted OpenAI-compatible server answers; the session runs in ``mttui exec``
 subprocesses, killed with SIGKILL by timing or at a named crash point
-(``MTTUI_FAULT``, test-only). For every point: ``resume-check`` gives the expected
-mode and codes without changing any file; resuming never runs a dispatched tool
-again (a marker file counts executions); the model's next request answers every
-tool call; nothing shown as sent is lost; the index equals a rebuild.
+(``MTTUI_FAULT``, armed by the test entry point ``support/fault_entry.py``). For
+every point: ``resume-check`` gives the expected mode and codes without changing
+any file; resuming never runs a dispatched tool again (a marker file counts
+executions); the model's next request answers every tool call; nothing shown as
+sent is lost; the index equals a rebuild.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mttui.graph.compression import MAX_FAILURES, is_summary
+from mttui.graph.compression.auto import MAX_FAILURES
+from mttui.graph.compression.cut import is_summary
 from mttui.graph.events import Compressed, Notice, RunEnded
 from tests.support.compression import checkpoint_view
 from tests.support.fake_openai import FakeOpenAI, error, text, tools

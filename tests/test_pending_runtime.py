@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mttui.core.pending import PendingInputs
 from mttui.graph.events import ApprovalRequested, RunEnded, RunEvent, TextDelta
-from mttui.graph.pending_runtime import PendingInputs
 from mttui.session.reader import read_all
 from tests.support.fake_openai import FakeOpenAI, slow, text, tools
 from tests.support.logs import records

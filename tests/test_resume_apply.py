@@ -10,8 +10,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from mttui.graph.resume_apply import plan_for_runner, resume_session
-from mttui.graph.resume_plan import check_resume, refine
+from mttui.graph.resume.apply import plan_for_runner, resume_session
+from mttui.graph.resume.plan import check_resume, refine
 from mttui.session.reader import read_all
 from mttui.session.resume_check import plan_from_facts
 from mttui.session.resume_facts import index_facts, read_facts

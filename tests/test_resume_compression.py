@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mttui.graph.compression import SUMMARY_HEADER, is_summary
-from mttui.graph.resume_apply import resume_session
-from mttui.graph.resume_plan import check_resume
+from mttui.graph.compression.cut import is_summary
+from mttui.graph.compression.summary import SUMMARY_HEADER
+from mttui.graph.resume.apply import resume_session
+from mttui.graph.resume.plan import check_resume
 from mttui.session.reader import read_all
 from mttui.session.resume_check import check_session
 from mttui.session.service import SessionService

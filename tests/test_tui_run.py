@@ -3,7 +3,6 @@ approval asked again after resume, session end on quit."""
 
 from __future__ import annotations
 
-import pytest
 from textual.app import App, ComposeResult
 
 from mttui.graph import events as ev
@@ -125,10 +124,8 @@ async def test_tool_call_denied_with_a_reason(service: SessionService) -> None:
     assert not (service.project / "should-not-exist").exists()
 
 
-async def test_escape_stops_a_streaming_answer(service: SessionService,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MTTUI_OFFLINE_DELAY", "0.05")
-    app = make_app(service, open_browser=False)
+async def test_escape_stops_a_streaming_answer(service: SessionService) -> None:
+    app = make_app(service, open_browser=False, settings=settings(offline_delay=0.05))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         chat = app.screen

@@ -85,7 +85,7 @@ def _checkpoint(home: Path, project: Path, sid: str) -> None:
     service = SessionService(home, project)
     with service.open_writer(sid) as writer:
         runner = Runner.for_service(service, writer, load_settings({"provider": "offline"}))
-        from mttui.graph.resume_apply import plan_for_runner, rebuild
+        from mttui.graph.resume.apply import plan_for_runner, rebuild
 
         _, facts = plan_for_runner(runner)
         messages, _ = rebuild(facts)

@@ -1,6 +1,6 @@
 """The read-only resume plan as far as the log and the raw checkpoint file tell it.
 
-The graph layer (``mttui.graph.resume_plan``) refines it with the checkpoint's
+The graph layer (``mttui.graph.resume.plan``) refines it with the checkpoint's
 state (``get_state``); this part needs neither LangGraph nor Textual, so the
 session browser and ``doctor`` can show a verdict for every session cheaply.
 Nothing here writes: not the log, not the index, not the checkpoint database.

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mttui.graph.compress_prompt import COMPRESS_MARKER
-from mttui.graph.compression import SUMMARY_HEADER
+from mttui.graph.compression.prompt import COMPRESS_MARKER
+from mttui.graph.compression.summary import SUMMARY_HEADER
 from tests.support.fake_openai import FakeOpenAI, text
 from tests.support.logs import records
 from tests.support.resume import env

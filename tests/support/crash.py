@@ -1,8 +1,9 @@
 """Crash points of a run in ``mttui exec`` subprocesses, for the kill -9 tests.
 
 Each point makes a session crash there (SIGKILL by timing, or at a named point via
-``MTTUI_FAULT``) and returns its id; ``POINTS`` maps a point to its crash, the
-expected resume codes and the tool executions after the resume.
+``MTTUI_FAULT``, armed by the test entry point ``fault_entry.py``) and returns its
+id; ``POINTS`` maps a point to its crash, the expected resume codes and the tool
+executions after the resume.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from langchain_core.messages import AIMessage
 from tests.support.fake_openai import FakeOpenAI, slow, tools
 from tests.support.resume import env, json_events
 
+FAULT_ENTRY = Path(__file__).with_name("fault_entry.py")
 MARK = "echo ran >> runs.txt; echo done-once"
 CALL = ("call_a", "shell", {"command": MARK})
 
@@ -33,7 +35,7 @@ class World:
         return env(self.home, OPENAI_BASE_URL=self.fake.url, OPENAI_API_KEY="sk-test", **extra)
 
     def start(self, *args: str, **extra: str) -> subprocess.Popen[str]:
-        return subprocess.Popen([sys.executable, "-m", "mttui.cli", "exec", "--json", *args],
+        return subprocess.Popen([sys.executable, str(FAULT_ENTRY), "exec", "--json", *args],
                                 cwd=self.project, env=self.env(**extra), text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)  # fmt: skip

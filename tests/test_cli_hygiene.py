@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from mttui.session.service import SessionService
+from tests.support.logs import message, new_session
 
 ESC_TITLE = "deploy \x1b[8mrm -rf /\x1b[0m now\x07"
 
@@ -27,15 +28,12 @@ def run(home: Path, project: Path, *args: str | bytes,
 
 
 def session_with_controls(home: Path, project: Path) -> str:
-    svc = SessionService(home, project)
-    w = svc.create_session(provider="offline", model="offline", title=ESC_TITLE)
-    for i, (role, text) in enumerate([("user", "show me \x1b]0;pwned\x07 the \x1b[31mlog"),
-                                      ("assistant", "here: \x1b[2J\x9b1m cleared \u202eevil")]):
-        w.append("transcript_message", message={"id": f"m{i}", "role": role,
-                                                "content": text, "status": "sent"})
-    sid = w.session_id
-    w.close()
-    return sid
+    texts = [("user", "show me \x1b]0;pwned\x07 the \x1b[31mlog"),
+             ("assistant", "here: \x1b[2J\x9b1m cleared \u202eevil")]
+    return new_session(SessionService(home, project),
+                       [message(f"m{i}", role, text, status="sent")
+                        for i, (role, text) in enumerate(texts)],
+                       title=ESC_TITLE, provider="offline", model="offline").session_id
 
 
 def files_under(home: Path) -> dict[str, bytes]:

@@ -166,7 +166,7 @@ def cmd_resume_check(args: argparse.Namespace, service: SessionService) -> int:
     """Read-only (nothing is written, not even the index). The checkpoint is consulted
     only when one of the session's thread exists, and LangGraph imported only when the
     light reader does not recognise it."""
-    from .session.resume_check import check_log, mark_locked
+    from .session.resume.check import check_log, mark_locked
 
     plan, facts = check_log(service.layout, service.project_hash, args.session, lock=False)
     if facts is not None and plan.mode == "execution":

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import binascii
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .checkpoint_store import newest_checkpoint
 
 CHECKPOINT_VERSION = 4  # the checkpoint layout this reader knows (``Checkpoint["v"]``)
 START, TASKS, BRANCH = "__start__", "__pregel_tasks", "branch:to:"
@@ -86,28 +87,11 @@ class _Opaque:
 def peek_state(db_path: Path, thread_id: str) -> PeekState | None:
     """The newest checkpoint of ``thread_id`` as ``get_state`` would show it, or ``None``
     when the file, the thread or the format is not one this reader is sure about."""
-    if not db_path.exists():
-        return None  # (connecting would create it)
-    conn = None
     try:
-        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
-        conn.execute("BEGIN")  # one read snapshot: a commit cannot split row and writes
-        row = conn.execute(
-            "SELECT checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE "
-            "thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
-            (thread_id,)).fetchone()  # fmt: skip
-        if row is None:
-            return None
-        writes = conn.execute(
-            "SELECT task_id, channel, type, value, task_path, idx FROM writes "
-            "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-            (thread_id, row[0])).fetchall()  # fmt: skip
-        return _state(row, writes)
+        found = newest_checkpoint(db_path, thread_id)
+        return None if found is None else _state(*found)
     except Exception:  # Unrecognised, an SQL error, a blob that does not decode, a
         return None  # missing module: LangGraph decides what it means
-    finally:
-        if conn is not None:
-            conn.close()  # (ends the read transaction; nothing was written)
 
 
 def _state(row: Any, writes: list[Any]) -> PeekState:

@@ -18,20 +18,19 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
+from . import checkpoint_store
 from .delete import finish_delete
 from .index.ingest import rel_path, session_files, session_row
-from .models import DoctorReport
-from .paths import DIR_MODE, FILE_MODE
+from .models import DoctorReport, ReindexResult
+from .paths import DIR_MODE, FILE_MODE, Layout
 from .pending import message_of
 from .reader import ReadStats, read_all
 from .records import parse_session_filename
-from .resume_check import checkpoint_threads, plan_from_log
+from .resume.check import plan_from_log
 from .transcript import fold
-
-if TYPE_CHECKING:
-    from .service import SessionService
 
 
 def _problem(sid: str | None, code: str, message: str) -> dict[str, Any]:
@@ -50,10 +49,10 @@ def _index_problems(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     return [] if ok else [_problem(None, "index_corrupt", "the index fails its integrity check")]
 
 
-def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]]:
+def check(
+    layout: Layout, conn: sqlite3.Connection
+) -> tuple[int, list[dict[str, Any]], list[str]]:
     """``(sessions checked, problems, paths with bad permissions)``."""
-    layout = service.layout
-    conn = service._db()
     problems = _index_problems(conn)
     indexed = {
         r[1]: r
@@ -70,7 +69,7 @@ def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]
         records, stats = read_all(path)
         phash = path.parent.name
         if phash not in threads:
-            threads[phash] = checkpoint_threads(layout.checkpoints_path(phash))
+            threads[phash] = checkpoint_store.thread_ids(layout.checkpoints_path(phash))
         problems += _resume_verdict(sid, records, stats, threads[phash])
         if stats.corrupt_lines:
             problems.append(
@@ -126,22 +125,29 @@ def _resume_verdict(
     return [_problem(sid, plan.refusal["code"], f"{what}: {plan.refusal['message']}")]
 
 
-def run_doctor(service: SessionService, *, repair: bool) -> DoctorReport:
-    checked, problems, bad_modes = check(service)
+def run_doctor(
+    layout: Layout,
+    conn: sqlite3.Connection,
+    reindex: Callable[[], ReindexResult],
+    *,
+    repair: bool,
+) -> DoctorReport:
+    """Check (and with ``repair``, repair) with the index connection ``conn``;
+    ``reindex`` rebuilds the index (the service's, so its freshness is kept)."""
+    checked, problems, bad_modes = check(layout, conn)
     repaired: list[dict[str, Any]] = []
     if not repair:
         return DoctorReport(checked, problems, repaired)
-    conn = service._db()
     for p in problems:
         if p["code"] == "delete_unfinished":
             row = session_row(conn, p["session_id"])
             if row is not None:
-                finish_delete(conn, service.layout, row)
+                finish_delete(conn, layout, row)
                 repaired.append(_problem(p["session_id"], "delete_finished", "delete completed"))
     for name in bad_modes:
         os.chmod(name, DIR_MODE if os.path.isdir(name) else FILE_MODE)
         repaired.append(_problem(None, "permissions", f"{os.path.basename(name)} fixed"))
-    result = service.reindex()
+    result = reindex()
     repaired.append(
         _problem(
             None,

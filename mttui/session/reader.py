@@ -68,6 +68,21 @@ def iter_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:
             yield offset, rest, False
 
 
+def reversed_lines(path: Path, chunk: int = 65536) -> Iterator[bytes]:
+    """The file's lines from the last to the first."""
+    with open(path, "rb") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        rest = b""
+        while end > 0:
+            start = max(0, end - chunk)
+            fh.seek(start)
+            buf = fh.read(end - start) + rest
+            lines = buf.split(b"\n")
+            rest = lines[0] if start > 0 else b""
+            yield from reversed(lines if start == 0 else lines[1:])
+            end = start
+
+
 def read_records(
     path: Path,
     start: int = 0,

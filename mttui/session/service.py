@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .delete import delete_session, finish_delete
+from .doctor import run_doctor
 from .errors import MttuiError, SessionNotFound
 from .export import export_jsonl, export_markdown
 from .index import ingest, queries
@@ -362,7 +363,5 @@ class SessionService:
     def doctor(self, repair: bool = False) -> DoctorReport:
         """Check every log against the index; ``repair`` finishes deletes, fixes
         permissions and rebuilds the index."""
-        from .doctor import run_doctor
-
         with self._lock:
-            return run_doctor(self, repair=repair)
+            return run_doctor(self.layout, self._db(), self.reindex, repair=repair)

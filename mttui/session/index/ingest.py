@@ -50,7 +50,7 @@ def remove_session_rows(conn: sqlite3.Connection, sess: int) -> None:
 
 
 @contextlib.contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` unless the caller already holds a transaction.
 
     Taking the write lock before reading the stored offset is what keeps two
@@ -100,7 +100,7 @@ def ingest_file(
         )
     ):
         return False
-    with _transaction(conn):
+    with transaction(conn):
         row = session_row(conn, sid)
         if row is not None:
             if row["deleting"]:
@@ -239,7 +239,7 @@ def catch_up(
             if row["deleting"]:
                 finish_delete(row)
             else:
-                with _transaction(conn):
+                with transaction(conn):
                     remove_session_rows(conn, row["sess"])
 
 

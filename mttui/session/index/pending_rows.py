@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import Layout
-from ..pending import ACTIVE_STATES, Item, Lane
+from ..pending import ACTIVE_STATES, Item, Lane, read_lane
+from .schema import open_index
 
 _COLS = "item_id, mode, text, state, created_at, message_id, error"
 
@@ -115,9 +116,6 @@ def move_to_end(conn: sqlite3.Connection, sess: int, message_id: str, count: int
 def lane_of(layout: Layout, session_id: str, path: Path) -> Lane:
     """The session's active pending items, read from the index (cheap; the caller has
     refreshed the session's row, e.g. with ``SessionService.get``), else from its log."""
-    from ..pending import read_lane
-    from ..resume_lookup import open_index
-
     conn = open_index(layout)
     if conn is not None:
         try:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import MttuiError
-from ..paths import FILE_MODE, secure_file
+from ..paths import FILE_MODE, Layout, secure_file
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -183,6 +183,18 @@ def connect(path: Path, *, bulk: bool = False) -> sqlite3.Connection:
         raise
     for suffix in ("-wal", "-shm"):
         secure_file(path.with_name(path.name + suffix))
+    return conn
+
+
+def open_index(layout: Layout) -> sqlite3.Connection | None:
+    """The index opened read-only, or ``None`` when there is none (nothing is created)."""
+    if not layout.index_path.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{layout.index_path}?mode=ro", uri=True, timeout=5)
+        conn.execute("SELECT 1 FROM sessions LIMIT 1")
+    except sqlite3.Error:
+        return None
     return conn
 
 

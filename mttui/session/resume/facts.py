@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .index.ingest import session_row
-from .models import SessionInfo
-from .paths import Layout
-from .reader import ReadStats, first_record, read_all, read_record_at, read_records
-from .resume_lookup import bare_info, last_open_run, open_index, resolve
-from .transcript import QUEUED_STATES, Transcript, fold
+from ..index.ingest import session_row
+from ..index.schema import open_index
+from ..models import SessionInfo
+from ..paths import Layout
+from ..reader import ReadStats, first_record, read_all, read_record_at, read_records
+from ..transcript import QUEUED_STATES, Transcript, fold
+from .lookup import bare_info, last_open_run, resolve
 
 INDEX_VERSION_NEEDED = 2  # the schema that stores ``compression_offset``
 

@@ -9,17 +9,17 @@ Nothing here writes: not the log, not the index, not the checkpoint database.
 from __future__ import annotations
 
 import os
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from .errors import SessionNotFound
-from .lock import holder_pid
-from .paths import Layout
-from .reader import ReadStats
-from .resume_facts import LogFacts, facts_from_transcript, load_facts
-from .transcript import Transcript, in_model_view
+from .. import checkpoint_store
+from ..errors import SessionNotFound
+from ..lock import holder_pid
+from ..paths import Layout
+from ..reader import ReadStats
+from ..transcript import Transcript, in_model_view
+from .facts import LogFacts, facts_from_transcript, load_facts
 
 # The order warnings are listed in (resume.md "Codes").
 WARNING_ORDER = (
@@ -129,44 +129,6 @@ class ResumePlan:
 
 def refused_plan(session_id: str, code: str, message: str) -> ResumePlan:
     return ResumePlan(session_id, None, "refused", {"code": code, "message": message})
-
-
-def _connect_ro(db_path: Path) -> sqlite3.Connection | None:
-    if not db_path.exists():
-        return None  # and it stays missing: nothing is created
-    try:
-        return sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error:
-        return None
-
-
-def checkpoint_has_thread(db_path: Path, thread_id: str) -> bool:
-    """Whether the checkpoint database holds a checkpoint of ``thread_id`` (read-only)."""
-    conn = _connect_ro(db_path)
-    if conn is None:
-        return False
-    try:
-        row = conn.execute(
-            "SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", (thread_id,)
-        ).fetchone()
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.close()
-    return row is not None
-
-
-def checkpoint_threads(db_path: Path) -> set[str]:
-    """Every thread id with a checkpoint in the database (read-only; empty if none)."""
-    conn = _connect_ro(db_path)
-    if conn is None:
-        return set()
-    try:
-        return {r[0] for r in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")}
-    except sqlite3.Error:
-        return set()
-    finally:
-        conn.close()
 
 
 def open_calls(messages: list[dict[str, Any]]) -> list[str]:
@@ -285,7 +247,7 @@ def check_log(
         _, facts = load_facts(layout, project_hash, ref)
     except SessionNotFound as exc:
         return refused_plan(ref, "session_not_found", str(exc)), None
-    found = bool(facts.thread_id) and checkpoint_has_thread(
+    found = bool(facts.thread_id) and checkpoint_store.has_thread(
         layout.checkpoints_path(facts.project_hash), facts.thread_id or "")
     plan = plan_from_facts(facts, checkpoint_found=found)
     if lock:
@@ -293,7 +255,14 @@ def check_log(
     return plan, facts
 
 
-def check_session(service: Any, ref: str) -> ResumePlan:
+class ProjectScope(Protocol):
+    """Where sessions are looked up: a data home seen from one project (the service)."""
+
+    layout: Layout
+    project_hash: str
+
+
+def check_session(service: ProjectScope, ref: str) -> ResumePlan:
     """The log-only plan of ``ref`` (read-only); raises ``SessionNotFound``."""
     plan, facts = check_log(service.layout, service.project_hash, ref)
     if facts is None and plan.refusal is not None:

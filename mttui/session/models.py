@@ -26,6 +26,19 @@ class SessionStatus:
             "corrupt_lines": self.corrupt_lines,
         }
 
+    def describe(self) -> list[tuple[str, str]]:
+        """``(badge, words)`` for each active badge (the preview spells them out)."""
+        out = []
+        if self.awaiting_approval:
+            out.append(("⏸", "awaiting approval"))
+        if self.interrupted_tools:
+            out.append(("⚠", f"{self.interrupted_tools} interrupted tool call(s)"))
+        if self.queued:
+            out.append(("⧗", f"{self.queued} queued input(s)"))
+        if self.corrupt_lines:
+            out.append(("✗", f"{self.corrupt_lines} corrupt line(s) skipped"))
+        return out
+
 
 @dataclass(frozen=True)
 class SessionInfo:

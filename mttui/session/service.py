@@ -18,6 +18,7 @@ from .index.ingest import ingest_file, rel_path, session_row
 from .index.schema import connect
 from .index.search import search as index_search
 from .log import SessionLog
+from .markers import Marker, scan_markers
 from .models import (
     DoctorReport,
     HistoryPage,
@@ -32,6 +33,7 @@ from .paths import Layout, ensure_dir, project_hash
 from .reader import ReadStats, first_record, read_all, read_records
 from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
+from .usage import last_usage
 from .writer import SessionWriter
 
 APP_VERSION = "0.1.0"
@@ -304,6 +306,14 @@ class SessionService:
         with self._lock:
             path = self.layout.history_root / self._row(session_id)["path"]
         return read_all(path)
+
+    def markers(self, session_id: str) -> list[Marker]:
+        """The session's compression and resume markers, placed among its messages."""
+        return scan_markers(self.get(session_id).path)
+
+    def last_usage(self, session_id: str) -> tuple[int, bool] | None:
+        """``(tokens, estimated)``: the newest assistant usage in the last 50 messages."""
+        return last_usage(self.history(session_id, limit=50))
 
     def export(self, session_id: str, fmt: str = "markdown") -> Iterator[str]:
         """The session as ``markdown`` or ``jsonl`` text chunks (streamed)."""

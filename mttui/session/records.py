@@ -6,8 +6,6 @@ import re
 import uuid
 from datetime import UTC, datetime
 
-RECORD_VERSION = 1
-
 KNOWN_TYPES = frozenset(
     {
         "session_start",

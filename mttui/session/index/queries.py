@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import json
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -175,14 +174,3 @@ def history_page(
         msgs = _older(conn, sess, before, limit)
     has_more = bool(msgs) and msgs[0].seq > 1
     return HistoryPage(sid, msgs, has_more, msgs[0].seq if has_more else None, has_newer)
-
-
-def iter_messages(conn: sqlite3.Connection, sess: int, batch: int = 500) -> Iterator[MessageRow]:
-    """Every message of a session in order, one keyset batch at a time."""
-    seq = 1
-    while True:
-        rows = _newer(conn, sess, seq, batch)
-        yield from rows
-        if len(rows) < batch:
-            return
-        seq = rows[-1].seq + 1

@@ -57,9 +57,9 @@ def _list(args: argparse.Namespace, service: SessionService) -> int:
         return EXIT_OK
     for row in items:
         pos = str(row["position"]) if row["position"] is not None else "-"
-        text = " ".join(row["text"].split())
+        text = " ".join(str(row["text"]).split())
         text = text if len(text) <= 60 else text[:59] + "…"
-        print(f"{pos:>3}  {row['id'][:13]:<13}  {row['mode']:<5}  {row['state']:<11}  {text}")
+        print(f"{pos:>3}  {str(row['id'])[:13]:<13}  {row['mode']:<5}  {row['state']:<11}  {text}")
     if held:
         print(f"held: resume with `mttui queue resume {info.id}`")
     return EXIT_OK

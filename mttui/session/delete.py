@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
-from typing import Any
 
 from . import checkpoint_store
 from .index.ingest import ingest_file, remove_session_rows, transaction
+from .index.schema import SessionRow
 from .lock import SessionLock, SessionLocked, is_locked, lock_path_for
 from .paths import Layout
 
@@ -31,7 +31,7 @@ class SimulatedCrash(Exception):
 def delete_session(
     conn: sqlite3.Connection,
     layout: Layout,
-    row: dict[str, Any],
+    row: SessionRow,
     *,
     crash_after: str | None = None,
 ) -> None:
@@ -70,7 +70,7 @@ def delete_session(
     _maybe_crash(crash_after, "index")
 
 
-def finish_delete(conn: sqlite3.Connection, layout: Layout, row: dict[str, Any]) -> None:
+def finish_delete(conn: sqlite3.Connection, layout: Layout, row: SessionRow) -> None:
     """Complete a delete found half-done; leave it while someone writes the file."""
     path = layout.history_root / row["path"]
     if path.exists() and is_locked(path):

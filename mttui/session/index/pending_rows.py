@@ -9,8 +9,8 @@ applying records in any number of catch-ups gives the same rows as a rebuild.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..paths import Layout
 from ..pending import ACTIVE_STATES, Item, Lane, read_lane
@@ -53,7 +53,7 @@ class PendingProjection:
             self._lane = load_lane(self.conn, self.sess)
         return self._lane
 
-    def apply(self, rec: dict[str, Any], ts: str) -> None:
+    def apply(self, rec: Mapping[str, object], ts: str) -> None:
         lane = self.lane
         changed = lane.apply(rec, ts)
         if rec.get("type") == "pending_remove" and not changed:

@@ -11,11 +11,14 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeAlias, TypedDict
 
 from ..errors import MttuiError
 from ..paths import FILE_MODE, Layout, secure_file
 
 BUSY_TIMEOUT_MS = 5000
+
+SQLValue: TypeAlias = str | int | float | bytes | None
 
 # Messages keep their text once (``messages.text``); the FTS table is external
 # content over it with ``detail=none``: trigram doclists without positions are
@@ -107,6 +110,40 @@ CREATE TABLE threads (
     PRIMARY KEY (sess, thread_id)
 );
 """
+
+
+class SessionRow(TypedDict):
+    """A ``sessions`` row (``SELECT *``), as ingest keeps it up to date."""
+
+    sess: int
+    id: str
+    project: str
+    project_hash: str
+    path: str
+    title: str | None
+    explicit_title: str | None
+    derived_title: str | None
+    provider: str | None
+    model: str | None
+    thread_id: str | None
+    created_at: str
+    updated_at: str
+    message_count: int
+    last_message_preview: str
+    awaiting_approval: int
+    interrupted_tools: int
+    queued_count: int
+    corrupt_lines: int
+    unknown_types: int
+    seq_gaps: int
+    compression_count: int
+    byte_offset: int
+    last_seq: int
+    torn_tail: int
+    file_size: int
+    file_mtime_ns: int
+    deleting: int
+    compression_offset: int
 
 
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:

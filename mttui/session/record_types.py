@@ -8,6 +8,7 @@ fields pass through untyped). JSON values without a fixed shape are :data:`JSON`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TypeAlias, TypedDict
 
 JSON: TypeAlias = "str | int | float | bool | None | list[JSON] | dict[str, JSON]"
@@ -179,6 +180,34 @@ class PendingRead(Head, total=False):
     message_ids: list[str]
     run_id: str
     read_at: str
+
+
+# every record type this version writes and reads, with its fields
+RECORD_TYPES: Mapping[str, type] = {
+    "session_start": SessionStart,
+    "transcript_message": TranscriptMessage,
+    "message_update": MessageUpdate,
+    "run_start": RunStart,
+    "run_end": RunEnd,
+    "approval_request": ApprovalRequest,
+    "approval_decision": ApprovalDecision,
+    "tool_dispatch": ToolDispatch,
+    "tool_outcome": ToolOutcome,
+    "compression": Compression,
+    "session_update": SessionUpdate,
+    "session_resumed": SessionResumed,
+    "session_end": SessionEnd,
+    "pending_add": PendingItem,
+    "pending_edit": PendingItem,
+    "pending_move": PendingItem,
+    "pending_remove": PendingItem,
+    "pending_take": PendingMessage,
+    "pending_read": PendingRead,
+    "pending_fail": PendingItem,
+    "pending_steer": PendingMessage,
+    "pending_retry": PendingItem,
+    "pending_held": PendingItem,
+}
 
 
 class Record(TypedDict, total=False):

@@ -49,7 +49,7 @@ class Message(TypedDict, total=False):
     usage: Usage
     read_at: str
     error: str
-    created_at: str
+    created_at: str | None  # the record's timestamp, if it has one
     attachments: list[Attachment]
 
 

@@ -110,7 +110,7 @@ def fold(
             t.thread_ids.append(rec["thread_id"])
         elif (found := message_of(rec)) is not None:  # also a steer, a taken queue item
             msg = Message(**found)
-            msg.setdefault("created_at", rec.get("timestamp", ""))
+            msg.setdefault("created_at", rec.get("timestamp"))
             if msg.get("id") in by_id:  # a duplicate append: keep the first
                 continue
             by_id[msg.get("id", "")] = msg

@@ -219,7 +219,7 @@ def _kept_messages(
         if rec is None or not isinstance(kept_msg, dict):
             return None
         msg = Message(**kept_msg)
-        msg.setdefault("created_at", rec.get("timestamp", ""))
+        msg.setdefault("created_at", rec.get("timestamp"))
         msg["status"], msg["content"] = status, text
         out.append(msg)
     return out

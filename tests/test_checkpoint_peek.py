@@ -28,7 +28,7 @@ from mttui.graph.resume.plan import check_resume, graph_state
 from mttui.session.checkpoint_peek import PeekState, peek_state
 from mttui.session.log import dump_record
 from mttui.session.paths import Layout, project_hash
-from mttui.session.resume_check import check_log
+from mttui.session.resume.check import check_log
 
 LONG = "please remember this detail about the parser module. " * 12
 NULL_TASK = "00000000-0000-0000-0000-000000000000"

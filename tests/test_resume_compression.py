@@ -19,7 +19,7 @@ from mttui.graph.compression.summary import SUMMARY_HEADER
 from mttui.graph.resume.apply import resume_session
 from mttui.graph.resume.plan import check_resume
 from mttui.session.reader import read_all
-from mttui.session.resume_check import check_session
+from mttui.session.resume.check import check_session
 from mttui.session.service import SessionService
 
 LONG = "please remember this detail about the parser module. " * 12

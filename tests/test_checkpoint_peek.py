@@ -23,7 +23,7 @@ from mttui.graph.resume.apply import resume_session
 from mttui.graph.resume.plan import check_resume, graph_state
 from mttui.session.checkpoint_peek import PeekState, peek_state
 from mttui.session.paths import Layout, project_hash
-from mttui.session.resume_check import check_log
+from mttui.session.resume.check import check_log
 from tests.support.crash import POINTS, World, parallel_call_crash
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.logs import append_behind

@@ -16,7 +16,7 @@ from mttui.graph.compression.summary import SUMMARY_HEADER
 from mttui.graph.resume.apply import resume_session
 from mttui.graph.resume.plan import check_resume
 from mttui.session.reader import read_all
-from mttui.session.resume_check import check_session
+from mttui.session.resume.check import check_session
 from mttui.session.service import SessionService
 from tests.support.fake_openai import FakeOpenAI, slow, text
 from tests.support.logs import records

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mttui.session.paths import ensure_dir, project_hash
 from mttui.session.reader import ReadStats
-from mttui.session.resume_check import check_session, plan_from_log
+from mttui.session.resume.check import check_session, plan_from_log
 from mttui.session.service import SessionService
 from mttui.session.transcript import fold
 

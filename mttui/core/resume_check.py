@@ -4,7 +4,7 @@ LangGraph is imported only when the light reader does not recognise it."""
 
 from __future__ import annotations
 
-from mttui.session.resume_check import ResumePlan, check_log, mark_locked
+from mttui.session.resume.check import ResumePlan, check_log, mark_locked
 from mttui.session.service import SessionService
 
 

@@ -127,7 +127,7 @@ def scan_log(path: Path) -> LogFacts:
         elif b'"type":"approval_request"' in head:
             rec = parse_line(raw)
             if rec and rec.get("request_id"):
-                facts.requests[rec["request_id"]] = rec
+                facts.requests[rec["request_id"]] = dict(rec)
         elif b'"type":"approval_decision"' in head:
             rec = parse_line(raw)
             if rec:

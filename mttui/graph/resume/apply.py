@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mttui.session.errors import MttuiError
-from mttui.session.reader import parse_line
+from mttui.session.reader import parse_line, reversed_lines
 from mttui.session.records import new_id
-from mttui.session.resume_check import ResumePlan, plan_from_facts
-from mttui.session.resume_facts import LogFacts, facts_for_path
-from mttui.session.resume_lookup import reversed_lines
+from mttui.session.resume.check import ResumePlan, plan_from_facts
+from mttui.session.resume.facts import LogFacts, facts_for_path
 from mttui.session.transcript import in_model_view
 from mttui.session.writer import SessionWriter
 
@@ -152,7 +151,7 @@ def _apply_execution(runner: Runner, plan: ResumePlan, facts: LogFacts,
     if request is not None and request["request_id"] not in facts.requests_seen:
         # the interrupt was checkpointed but the process died before recording it
         runner.approvals.record(runner.writer, request["request_id"], run_id,
-                                request["tool_calls"])
+                                [dict(c) for c in request["tool_calls"]])
         out.wrote = True
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mttui.session.checkpoint_peek import peek_state
 from mttui.session.paths import Layout
-from mttui.session.resume_check import (
+from mttui.session.resume.check import (
     ResumePlan,
     check_log,
     mark_locked,
@@ -25,7 +25,7 @@ from mttui.session.resume_check import (
     warn_log,
     warn_tools,
 )
-from mttui.session.resume_facts import LogFacts
+from mttui.session.resume.facts import LogFacts
 from mttui.session.transcript import in_model_view
 
 from ..compression.cut import is_summary

@@ -13,19 +13,17 @@ from mttui.session.models import SessionInfo, SessionStatus
 from mttui.session.resume.verdict import FULL_CHECK_LIMIT, PreviewVerdict, preview_verdict
 from mttui.session.service import SessionService
 from mttui.session.times import relative_time
+from tests.support import logs
 
 NOW = datetime(2026, 11, 29, 18, 0, 0, tzinfo=UTC)
 
 
-def message(role: str, n: int, **extra: object) -> tuple[str, dict[str, object]]:
-    return "transcript_message", {"message": {"id": f"msg-{n}", "role": role,
-                                              "content": f"m{n}", "status": "sent", **extra}}
+def message(role: str, n: int, **extra: object) -> logs.Record:
+    return logs.message(f"msg-{n}", role, f"m{n}", **{"status": "sent", **extra})
 
 
-def write(service: SessionService, records: list[tuple[str, dict[str, object]]]) -> str:
-    with service.create_session(provider="offline", model="offline") as writer:
-        writer.append_many(records)
-        return writer.session_id
+def write(service: SessionService, records: list[logs.Record]) -> str:
+    return logs.new_session(service, records, provider="offline", model="offline").session_id
 
 
 def test_markers_follow_the_right_message(service: SessionService) -> None:

@@ -6,10 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from .config import Settings
 from .session.service import SessionService
 
 
-def _settings(args: argparse.Namespace, **forced: str) -> object:
+def _settings(args: argparse.Namespace, **forced: str) -> Settings:
     from .config import load_settings
 
     flags = {k: getattr(args, k, None) for k in ("provider", "model", "base_url", "approval")}
@@ -47,7 +48,8 @@ def run_demo(args: argparse.Namespace) -> int:
     return _run_app(service, _settings(args, provider="offline", model="offline"))
 
 
-def _run_app(service: SessionService, settings: object, *, open_session: str | None = None) -> int:
+def _run_app(service: SessionService, settings: Settings, *,
+             open_session: str | None = None) -> int:
     from .app import MttuiApp
 
     if not sys.stdout.isatty():

@@ -114,9 +114,11 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
             bar.append("  ·  " + extra, style="yellow")
         self.query_one("#chat-bar", Static).update(bar)
 
-    def _set_state(self, state: str, **more: Any) -> None:
+    def _set_state(self, state: str, note: str | None = None) -> None:
         self.state = state
-        self.status.set(state=state, **more)
+        self.status.state = state
+        if note is not None:
+            self.status.note = note
         self.query_one(PromptArea).set_class(state not in ("idle", "read-only"), "-busy")
 
     # -- opening --------------------------------------------------------------
@@ -157,9 +159,9 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         self._bar()
         info = self.chat.info
         if info is not None:
-            self.status.set(compressions=info.compression_count)
+            self.status.compressions = info.compression_count
         if used is not None:
-            self.status.set(used=used[0], estimated=used[1])
+            self.status.used, self.status.estimated = used
         self.history.set_markers(markers)
         if self.around is not None:
             self.history.load_around(self.around)
@@ -273,11 +275,11 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         if isinstance(event, (ev.RunStarted, ev.ApprovalDecided)):
             self._set_state("running")
         elif isinstance(event, ev.UsageUpdated):
-            self.status.set(used=event.input_tokens + event.output_tokens,
-                            estimated=event.estimated)
+            self.status.used = event.input_tokens + event.output_tokens
+            self.status.estimated = event.estimated
         elif isinstance(event, ev.Compressed):
-            self.status.set(compressions=self.status.compressions + 1,
-                            used=event.tokens_after)
+            self.status.compressions += 1
+            self.status.used = event.tokens_after
         elif isinstance(event, ev.Notice) and event.level == "info":
             self.notify(event.text, timeout=4)
         elif isinstance(event, ev.RunEnded) and event.status != "awaiting_approval":
@@ -330,7 +332,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
                 return
             self._drive(self.chat.events("compact", instructions))
         finally:
-            self.app.call_from_thread(self.status.set, note="")
+            self.app.call_from_thread(self.status.clear_note)
 
     def action_search(self) -> None:
         def done(hit: SearchHit | None) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.reactive import reactive
+from textual.widget import Widget
 
 from .text import tokens
 
@@ -20,10 +21,22 @@ STATE_STYLE = {
 }
 
 
-class StatusBar(Static):
+class StatusBar(Widget):
+    """One line; every shown value is a reactive, so assigning it repaints the bar."""
+
     DEFAULT_CSS = """
     StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
     """
+
+    provider: reactive[str] = reactive("")
+    model: reactive[str] = reactive("")
+    approval: reactive[str] = reactive("")
+    token_limit: reactive[int] = reactive(0)
+    state: reactive[str] = reactive("idle")
+    used: reactive[int] = reactive(0)  # tokens of the last model call
+    estimated: reactive[bool] = reactive(False)
+    compressions: reactive[int] = reactive(0)
+    note: reactive[str] = reactive("")
 
     def __init__(self, *, provider: str, model: str, approval: str, token_limit: int,
                  id: str | None = None) -> None:
@@ -32,21 +45,11 @@ class StatusBar(Static):
         self.model = model
         self.approval = approval
         self.token_limit = token_limit
-        self.state = "idle"
-        self.used = 0
-        self.estimated = False
-        self.compressions = 0
+
+    def clear_note(self) -> None:
         self.note = ""
 
-    def on_mount(self) -> None:
-        self.redraw()
-
-    def set(self, **changes: object) -> None:
-        for key, value in changes.items():
-            setattr(self, key, value)
-        self.redraw()
-
-    def redraw(self) -> None:
+    def render(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
         if self.provider == "offline":
             line.append(" offline model ", style="bold black on yellow")
@@ -66,7 +69,7 @@ class StatusBar(Static):
         line.append(self.approval, style="bold red" if self.approval == "yolo" else "bold")
         if self.note:
             line.append("   " + self.note, style="dim")
-        self.update(line)
+        return line
 
 
 def last_usage(service: Any, session_id: str) -> tuple[int, bool] | None:

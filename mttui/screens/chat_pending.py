@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from mttui.graph import events as ev
 from mttui.messages import RunEventMessage
-from mttui.widgets.pending_lane import EditQueuedScreen, PendingLane
+from mttui.widgets.pending_lane import EditQueuedScreen, LaneAction, PendingLane
 from mttui.widgets.prompt import PromptArea
 
 if TYPE_CHECKING:
@@ -174,16 +174,16 @@ class PendingChat(Screen[None]):
 
     def on_pending_lane_act(self, message: PendingLane.Act) -> None:
         item, action = message.item, message.action
-        if action == "resume":
+        if action is LaneAction.RESUME:
             self.action_resume_queue()
         elif item is None:
             return
         elif item["mode"] == "steer":
-            if item["state"] == "failed" and action in ("retry", "remove"):
-                self._lane_op("remove", item, then_send=action == "retry")
+            if item["state"] == "failed" and action in (LaneAction.RETRY, LaneAction.REMOVE):
+                self._lane_op("remove", item, then_send=action is LaneAction.RETRY)
             else:
                 self.notify("a steer is already part of the conversation", severity="warning")
-        elif action == "edit":
+        elif action is LaneAction.EDIT:
             self._edit(item)
         else:
             self._lane_op(action, item)

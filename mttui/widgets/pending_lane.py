@@ -9,6 +9,7 @@ that the chat screen carries out (``screens/chat_pending.py``).
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from rich.text import Text
@@ -30,6 +31,17 @@ _STATE = {
     "read": ("read ✓", "green"),
     "failed": ("not delivered · r sends again · d dismisses", "bold red"),
 }
+
+
+class LaneAction(StrEnum):
+    """What the user asks of a pending item (or, ``RESUME``, of the held queue)."""
+
+    EDIT = "edit"
+    UP = "up"
+    DOWN = "down"
+    REMOVE = "remove"
+    RETRY = "retry"
+    RESUME = "resume"
 
 
 class PendingLane(Vertical, can_focus=True):
@@ -55,9 +67,9 @@ class PendingLane(Vertical, can_focus=True):
     ]
 
     class Act(Message):
-        """The user asks for ``action`` (edit, up, down, remove, retry, resume) on an item."""
+        """The user asks for ``action`` on ``item`` (``None`` for ``RESUME``)."""
 
-        def __init__(self, action: str, item: dict[str, Any] | None) -> None:
+        def __init__(self, action: LaneAction, item: dict[str, Any] | None) -> None:
             super().__init__()
             self.action = action
             self.item = item
@@ -122,18 +134,21 @@ class PendingLane(Vertical, can_focus=True):
             self.cursor = (self.cursor + step) % len(self.rows)
             self._redraw()
 
-    def action_act(self, action: str) -> None:
+    def action_act(self, name: str) -> None:
+        """``name``: a :class:`LaneAction` value (bindings pass action arguments as text)."""
         if not self.rows:
             return
+        action = LaneAction(name)
         row = self.rows[self.cursor]
         self.post_message(self.Act(action, row))
-        if action in ("up", "down") and row["mode"] == "queue":  # the cursor follows it
-            last = sum(r["mode"] == "queue" for r in self.rows) - 1
-            self.cursor = max(0, min(self.cursor + (1 if action == "down" else -1), last))
+        if action in (LaneAction.UP, LaneAction.DOWN) and row["mode"] == "queue":
+            last = sum(r["mode"] == "queue" for r in self.rows) - 1  # the cursor follows it
+            step = 1 if action is LaneAction.DOWN else -1
+            self.cursor = max(0, min(self.cursor + step, last))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.post_message(self.Act("resume", None))
+        self.post_message(self.Act(LaneAction.RESUME, None))
 
 
 class EditQueuedScreen(ModalScreen[str | None]):

@@ -66,8 +66,14 @@ class OpenSession(Message):
         self.around = around
 
 
-class SessionsChanged(Message):
-    """Something changed the session list (rename, delete, a run): reload it."""
+class SessionChangeDone(Message):
+    """A rename or delete (``what``) of a session finished; ``error``: why it failed."""
+
+    def __init__(self, what: str, session_id: str, *, error: str | None = None) -> None:
+        super().__init__()
+        self.what = what
+        self.session_id = session_id
+        self.error = error
 
 
 class BackToBrowser(Message):

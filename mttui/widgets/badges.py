@@ -7,13 +7,6 @@ from rich.text import Text
 
 from mttui.session.models import SessionStatus
 
-BADGE_HELP = [
-    ("⏸", "awaiting approval"),
-    ("⚠", "a tool was interrupted"),
-    ("⧗", "queued inputs"),
-    ("✗", "corrupt lines in the log"),
-]
-
 
 def badges(status: SessionStatus) -> Text:
     out = Text(no_wrap=True)

@@ -11,8 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
-
 # C0 controls (except tab and newline), DEL and C1 controls become visible symbols,
 # so an ANSI escape in model or tool output can never reach the terminal.
 _VISIBLE = {i: chr(0x2400 + i) for i in range(32) if i not in (9, 10)}
@@ -23,11 +21,6 @@ _VISIBLE.update({i: "\ufffd" for i in range(0x80, 0xA0)})
 def literal(text: str) -> str:
     """``text`` with control characters replaced by visible symbols (ESC → ␛)."""
     return text.translate(_VISIBLE)
-
-
-def literal_text(text: str, style: str = "") -> Text:
-    """A Rich ``Text`` that shows ``text`` literally (no markup, no ANSI)."""
-    return Text(literal(text), style=style)
 
 
 def one_line(text: str, limit: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 from rich.segment import Segment
 from rich.style import Style
@@ -30,7 +30,12 @@ from .history_render import Palette, make_console, render_item
 from .history_window import HistoryWindow, page_items
 from .workers import report_worker_error
 
-Pager = Callable[..., HistoryPage]
+
+class Pager(Protocol):
+    """Fetches a keyset page of the session's messages (``SessionService.history``'s keys)."""
+
+    def __call__(self, *, limit: int = ..., before: int | None = ..., around: int | None = ...,
+                 after: int | None = ...) -> HistoryPage: ...
 
 
 class HistoryView(HistoryWindow, ScrollView, can_focus=True):
@@ -150,7 +155,8 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
 
     # -- fetching -------------------------------------------------------------
     def _fetch(self, how: str, *, focus: int | None = None, top: bool = False,
-               **query: Any) -> None:
+               limit: int = PAGE, before: int | None = None, around: int | None = None,
+               after: int | None = None) -> None:
         if how == "replace":
             self._generation += 1
         elif self.fetching:
@@ -162,7 +168,7 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
 
         def work() -> None:
             try:
-                page = self.pager(**query)
+                page = self.pager(limit=limit, before=before, around=around, after=after)
             except Exception:
                 self.post_message(self.PageFailed(generation))
                 raise

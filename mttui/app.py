@@ -169,7 +169,7 @@ class MttuiApp(App[None]):
     def action_help(self) -> None:
         from mttui.screens.help import HelpScreen, offline_help
 
-        if any(type(s).__name__ == "HelpScreen" for s in self.screen_stack):
+        if any(isinstance(s, HelpScreen) for s in self.screen_stack):
             return
         self.push_screen(HelpScreen(self.help_sections(), offline=offline_help(),
                                     keymap=self.keymap))

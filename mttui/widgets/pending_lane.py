@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
@@ -74,11 +75,9 @@ class PendingLane(Vertical, can_focus=True):
             self.action = action
             self.item = item
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.rows: list[dict[str, Any]] = []
-        self.held = False
-        self.cursor = 0
+    rows: reactive[list[dict[str, Any]]] = reactive(list, always_update=True, init=False)
+    held: reactive[bool] = reactive(False, init=False)  # the queue waits for "Resume queue"
+    cursor: reactive[int] = reactive(0, init=False)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="lane-head"):
@@ -93,6 +92,14 @@ class PendingLane(Vertical, can_focus=True):
         """Display ``rows`` (``queue list`` items, plus read receipts); hidden when empty."""
         self.rows, self.held = rows, held
         self.cursor = min(self.cursor, max(len(rows) - 1, 0))
+
+    def watch_rows(self) -> None:
+        self._redraw()
+
+    def watch_held(self) -> None:
+        self._redraw()
+
+    def watch_cursor(self) -> None:
         self._redraw()
 
     def _redraw(self) -> None:
@@ -132,7 +139,6 @@ class PendingLane(Vertical, can_focus=True):
     def action_cursor(self, step: int) -> None:
         if self.rows:
             self.cursor = (self.cursor + step) % len(self.rows)
-            self._redraw()
 
     def action_act(self, name: str) -> None:
         """``name``: a :class:`LaneAction` value (bindings pass action arguments as text)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from typing import Protocol
+from typing import Literal, Protocol
 
 from rich.segment import Segment
 from rich.style import Style
@@ -29,6 +29,8 @@ from .history_items import Item, Marker
 from .history_render import Palette, make_console, render_item
 from .history_window import HistoryWindow, page_items
 from .workers import report_worker_error
+
+Fetch = Literal["replace", "older", "newer"]  # replace the window, or join a page at one end
 
 
 class Pager(Protocol):
@@ -70,13 +72,15 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
     class PageLoaded(Message, bubble=False):
         """A page fetched and rendered by the worker (``generation``: of the request)."""
 
-        def __init__(self, how: str, generation: int, page: HistoryPage, items: list[Item],
+        def __init__(self, how: Fetch, generation: int, page: HistoryPage, items: list[Item],
                      focus: int | None, top: bool) -> None:
             super().__init__()
             self.how, self.generation, self.page, self.items = how, generation, page, items
             self.focus, self.top = focus, top
 
     class PageFailed(Message, bubble=False):
+        """The worker could not fetch the page of request ``generation``."""
+
         def __init__(self, generation: int) -> None:
             super().__init__()
             self.generation = generation
@@ -154,7 +158,7 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
         self._reflow(follow=False)
 
     # -- fetching -------------------------------------------------------------
-    def _fetch(self, how: str, *, focus: int | None = None, top: bool = False,
+    def _fetch(self, how: Fetch, *, focus: int | None = None, top: bool = False,
                limit: int = PAGE, before: int | None = None, around: int | None = None,
                after: int | None = None) -> None:
         if how == "replace":

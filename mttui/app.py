@@ -2,7 +2,7 @@
 
 The CLI builds the services and passes them in (nothing is done at import time)::
 
-    app = MttuiApp(service, settings, make_runtime_factory(settings),
+    app = MttuiApp(service, settings,
                    open_session=session_id_or_None, open_browser=True)
     app.run()
 """
@@ -21,15 +21,15 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from mttui.config import Settings
+from mttui.core.handle import RunnerFactory, langgraph_runner
 from mttui.messages import BackToBrowser, OpenSession, SessionsLoaded
 from mttui.screens.browser import BrowserScreen
-from mttui.screens.chat_session import RuntimeFactory, make_runtime_factory
 from mttui.session.service import SessionService
 from mttui.widgets.workers import report_worker_error
 
 Clock = Callable[[], datetime]
 
-__all__ = ["MttuiApp", "RuntimeFactory", "make_runtime_factory"]
+__all__ = ["MttuiApp"]
 
 
 def utc_now() -> datetime:
@@ -54,14 +54,14 @@ class MttuiApp(App[None]):
     ]
 
     def __init__(self, service: SessionService, settings: Settings,
-                 runtime_factory: RuntimeFactory | None = None, *,
+                 runtime_factory: RunnerFactory = langgraph_runner, *,
                  open_session: str | None = None, open_browser: bool = True,
                  around: int | None = None, all_projects: bool = False,
                  clock: Clock | None = None, warm_up: bool = True) -> None:
         super().__init__()
         self.service = service
         self.settings = settings
-        self.runtime_factory = runtime_factory or make_runtime_factory(settings)
+        self.runtime_factory = runtime_factory
         self.open_session = open_session
         self.open_browser = open_browser
         self.around = around

@@ -45,7 +45,7 @@ def arm(writer: Any, fault: str) -> None:
 
 def main(home: str, project: str, url: str, fault: str) -> None:
     from mttui.config import load_settings
-    from mttui.graph.pending_runtime import PendingInputs
+    from mttui.core.pending import PendingInputs
     from mttui.graph.runner import Runner
     from mttui.session.service import SessionService
 

@@ -25,7 +25,7 @@ from test_compression_support import (  # noqa: F401 - fixture by name
 
 from mttui.config import load_settings
 from mttui.graph.compression import SUMMARY_HEADER, is_summary
-from mttui.graph.reopen import resume_session
+from mttui.graph.resume_apply import resume_session
 from mttui.graph.runner import Runner
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService

@@ -48,6 +48,8 @@ async def test_ctrl_k_compacts_and_the_item_expands(service: SessionService) -> 
         status = chat.query_one(StatusBar)
         assert status.compressions == 0
         await pilot.press("ctrl+k")
+        await settle(pilot)
+        await pilot.press("y")  # ctrl+k asks first
         await _until(pilot, lambda: status.compressions == 1 and chat.state == "idle")
         await settle(pilot)
         sid = chat.chat.session_id
@@ -97,3 +99,41 @@ async def test_slash_compact_on_an_opened_session(service: SessionService) -> No
     users = [r["message"] for r in service.records(sid)[0]
              if r["type"] == "transcript_message" and r["message"]["role"] == "user"]
     assert len(users) == 4  # the command was not sent as a message
+
+
+async def test_ctrl_k_edits_a_typed_prompt_and_asks_before_compacting(
+        service: SessionService) -> None:
+    """``ctrl+k`` is delete-to-end-of-line in a prompt with text; on an empty prompt it
+    asks, and ``n`` (or escape) compacts nothing."""
+    from mttui.screens.dialogs import ConfirmScreen
+
+    app = make_app(service, open_browser=False, settings=settings(auto_compress=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        assert isinstance(chat, ChatScreen)
+        for i in range(3):
+            prompt = chat.query_one(PromptArea)
+            prompt.focus()
+            prompt.text = f"question {i}: tell me about token kinds of width {i}"
+            await pilot.press("enter")
+            await _until(pilot, lambda: chat.state == "idle" and chat.chat.writer is not None)
+            await settle(pilot)
+        prompt = chat.query_one(PromptArea)
+        prompt.focus()
+        prompt.text = "keep this, drop that"
+        prompt.move_cursor((0, 9))
+        await pilot.press("ctrl+k")
+        await settle(pilot)
+        assert prompt.text == "keep this" and app.screen is chat
+        prompt.text = ""
+        for no in ("n", "escape"):
+            await pilot.press("ctrl+k")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            await pilot.press(no)
+            await settle(pilot)
+            assert app.screen is chat
+        sid = chat.chat.session_id
+        assert sid is not None and chat.query_one(StatusBar).compressions == 0
+        assert not [r for r in service.records(sid)[0] if r["type"] == "compression"]

@@ -44,5 +44,5 @@ def test_every_core_module_was_checked() -> None:
 
 
 def test_read_side_cli_imports_no_langgraph() -> None:
-    loaded = _loaded_after("import mttui.cli, mttui.cli_read, mttui.session.service")
+    loaded = _loaded_after("import mttui.cli, mttui.cli.read, mttui.session.service")
     assert not {"langgraph", "langchain_openai", "langchain_core", "textual"} & loaded

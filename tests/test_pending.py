@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mttui.graph.pending_runtime import PendingInputs
+from mttui.core.pending import PendingInputs
 from mttui.session.index.pending_rows import load_lane
 from mttui.session.index.schema import MIGRATIONS
 from mttui.session.pending import CAPACITY, NOT_DELIVERED, Lane, PendingError, read_lane

@@ -1,12 +1,15 @@
-"""The chat screen: the history of one session, the prompt and the run."""
+"""The chat screen: the history of one session, the prompt and the run.
+
+Workers do the blocking work through :class:`~mttui.core.chat_session.ChatSession`
+and the use cases of ``mttui.core``; what they find comes back as messages
+(``chat_messages``); the run state is a reactive the status bar follows.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
+import threading
 from typing import Any
 
 from rich.text import Text
@@ -14,13 +17,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
+from mttui.config import Settings
+from mttui.core.chat_session import ChatSession
+from mttui.core.compact import compact_events
+from mttui.core.drive import drive, send
+from mttui.core.handle import ApprovalAnswer, RunnerFactory
 from mttui.graph import events as ev
 from mttui.messages import BackToBrowser, OpenSession, RunEventMessage
-from mttui.session.models import SearchHit, SearchScope
+from mttui.session.models import HistoryPage, SearchHit, SearchScope
+from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
-from mttui.widgets.history_items import Marker
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.markers import scan_markers
 from mttui.widgets.pending_lane import PendingLane
@@ -31,8 +39,19 @@ from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
 from .approval import ApprovalDecision, ApprovalScreen
+from .chat_messages import (
+    AskAgain,
+    MarkersChanged,
+    Note,
+    Opened,
+    ReadOnly,
+    Resumed,
+    StateChanged,
+    StatusNote,
+    TitleChanged,
+)
 from .chat_pending import PendingChat
-from .chat_session import ChatSession, RuntimeFactory
+from .dialogs import ConfirmScreen
 from .search import SearchScreen
 
 
@@ -54,8 +73,9 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     ]
     AUTO_FOCUS = "PromptArea"
 
-    def __init__(self, service: Any, settings: Any, factory: RuntimeFactory, clock: Clock, *,
-                 session_id: str | None = None, around: int | None = None) -> None:
+    def __init__(self, service: SessionService, settings: Settings, factory: RunnerFactory,
+                 clock: Clock, *, session_id: str | None = None,
+                 around: int | None = None) -> None:
         super().__init__()
         self.service = service
         self.settings = settings
@@ -63,8 +83,8 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         self.chat = ChatSession(service, settings, factory)
         self.session_id = session_id
         self.around = around
-        self.state = "opening" if session_id else "idle"
-        self._answer: Future[ApprovalDecision | None] | None = None
+        self.set_reactive(ChatScreen.state, "opening" if session_id else "idle")
+        self._answer: asyncio.Future[ApprovalDecision | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="chat-bar")
@@ -85,18 +105,16 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     def status(self) -> StatusBar:
         return self.query_one(StatusBar)
 
-    def _page(self, **query: Any) -> Any:
+    def _page(self, **query: Any) -> HistoryPage:
         sid = self.chat.session_id
         if sid is None:
-            from mttui.session.models import HistoryPage
-
             return HistoryPage("", [], False, None)
         return self.service.history(sid, **query)
 
     def on_mount(self) -> None:
         self.live = LiveTranscript(self.history)
         self._bar()
-        self._set_state(self.state)
+        self.watch_state(self.state)
         if self.session_id is None:
             self.history.load_newest()
         else:
@@ -114,93 +132,102 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
             bar.append("  ·  " + extra, style="yellow")
         self.query_one("#chat-bar", Static).update(bar)
 
-    def _set_state(self, state: str, note: str | None = None) -> None:
-        self.state = state
+    def watch_state(self, state: str) -> None:
         self.status.state = state
-        if note is not None:
-            self.status.note = note
         self.query_one(PromptArea).set_class(state not in ("idle", "read-only"), "-busy")
 
-    # -- opening --------------------------------------------------------------
-    @work(thread=True, group="open", exit_on_error=False, name="opening the session")
-    def _open(self, session_id: str) -> None:
-        info = self.chat.load(session_id)
-        used = last_usage(self.service, info.id)
-        self.app.call_from_thread(self._opened, scan_markers(info.path), used)
-        self.pending_opened()
-        if not self.chat.writable():
-            self.app.call_from_thread(self._read_only)
-            return
-        if info.status.awaiting_approval or info.status.interrupted_tools:
-            # Something to repair or to ask: resume now. Otherwise reading writes
-            # nothing, and the resume is applied right before the first send.
-            if not self.chat.open_for_writing():
-                self.app.call_from_thread(self._read_only)
-                return
-            pending = self._resume()
-            if pending is not None:
-                self.app.call_from_thread(self._ask_again, pending)
-                return
-        self.app.call_from_thread(self._set_state, "idle")
+    # -- what the workers say ------------------------------------------------------
+    def on_state_changed(self, message: StateChanged) -> None:
+        if self.state != "read-only":
+            self.state = message.state
 
-    def _resume(self) -> ev.ApprovalRequested | None:
-        """Apply the resume (worker thread); show its warnings where it happened."""
-        mode, warnings, pending = self.chat.resume()
-        self.pending_settle()  # steers a stopped process never read become errors
-        assert self.chat.info is not None
-        markers = scan_markers(self.chat.info.path)
-        resumed = [m for m in markers if m.kind == "resumed"]
-        if warnings and resumed:  # the record has codes; show the full messages
-            resumed[-1].data = {**resumed[-1].data, "warnings": warnings}
-        self.app.call_from_thread(self._resumed, markers, mode, bool(warnings))
-        return pending
+    def on_status_note(self, message: StatusNote) -> None:
+        self.status.note = message.text
 
-    def _opened(self, markers: list[Marker], used: tuple[int, bool] | None = None) -> None:
+    def on_note(self, message: Note) -> None:
+        self.notify(message.text, title=message.title, severity=message.severity)  # type: ignore[arg-type]
+
+    def on_title_changed(self, message: TitleChanged) -> None:
+        self._bar()
+
+    def on_markers_changed(self, message: MarkersChanged) -> None:
+        self.history.set_markers(message.markers)
+
+    def on_opened(self, message: Opened) -> None:
         self._bar()
         info = self.chat.info
         if info is not None:
             self.status.compressions = info.compression_count
-        if used is not None:
-            self.status.used, self.status.estimated = used
-        self.history.set_markers(markers)
+        if message.used is not None:
+            self.status.used, self.status.estimated = message.used
+        self.history.set_markers(message.markers)
         if self.around is not None:
             self.history.load_around(self.around)
         else:
             self.history.load_newest()
 
-    def _ask_again(self, pending: ev.ApprovalRequested) -> None:
-        """An approval that was pending when the session stopped: ask it again."""
-        self._set_state("awaiting approval")
-        self._answer_pending(pending)
+    def on_resumed(self, message: Resumed) -> None:
+        self.history.set_markers(message.markers)
+        if not self.history.has_newer and (message.warned or self.around is None):
+            self.history.load_newest()
+        if message.mode != "execution":
+            self.notify(f"resumed in {message.mode} mode", severity="warning")
 
-    @work(thread=True, group="run", exit_on_error=False, name="run")
-    def _answer_pending(self, pending: ev.ApprovalRequested) -> None:
-        self._drive(lambda: iter(()), pending)
-
-    def _read_only(self, unsent: str = "") -> None:
-        self._set_state("read-only", note=self.chat.read_only or "")
+    def on_read_only(self, message: ReadOnly) -> None:
+        self.status.note = message.reason
+        self.state = "read-only"
         self._bar("read-only")
         prompt = self.query_one(PromptArea)
-        if unsent:
-            prompt.text = unsent  # nothing typed is lost
+        if message.unsent:
+            prompt.text = message.unsent  # nothing typed is lost
         prompt.disabled = True
-        self.notify(self.chat.read_only or "read-only", title="Session is read-only",
+        self.notify(message.reason or "read-only", title="Session is read-only",
                     severity="warning")
 
-    def _resumed(self, markers: list[Marker], mode: str, warned: bool) -> None:
-        self.history.set_markers(markers)
-        if not self.history.has_newer and (warned or self.around is None):
-            self.history.load_newest()
-        if mode != "execution":
-            self.notify(f"resumed in {mode} mode", severity="warning")
+    def on_ask_again(self, message: AskAgain) -> None:
+        self.state = "awaiting approval"
+        self._answer_pending(message.request)
 
-    # -- sending and running --------------------------------------------------
+    # -- opening (worker) --------------------------------------------------------------
+    @work(thread=True, group="open", exit_on_error=False, name="opening the session")
+    def _open(self, session_id: str) -> None:
+        info = self.chat.load(session_id)
+        self.post_message(Opened(scan_markers(info.path), last_usage(self.service, info.id)))
+        self.pending_opened()
+        if not self.chat.writable():
+            self.post_message(ReadOnly(self.chat.read_only or ""))
+            return
+        if info.status.awaiting_approval or info.status.interrupted_tools:
+            # Something to repair or to ask: resume now. Otherwise reading writes
+            # nothing, and the resume is applied right before the first send.
+            if self.chat.open_for_writing() is None:
+                self.post_message(ReadOnly(self.chat.read_only or ""))
+                return
+            pending = self.resume_now()
+            if pending is not None:
+                self.post_message(AskAgain(pending))
+                return
+        self.post_message(StateChanged("idle"))
+
+    def resume_now(self) -> ev.ApprovalRequested | None:
+        """Apply the resume (worker thread); its warnings show where it happened."""
+        resumed = self.chat.resume()
+        assert self.chat.info is not None
+        markers = scan_markers(self.chat.info.path)
+        marks = [m for m in markers if m.kind == "resumed"]
+        if resumed.warnings and marks:  # the record has codes; show the full messages
+            marks[-1].data = {**marks[-1].data, "warnings": resumed.warnings}
+        self.post_message(Resumed(markers, resumed.mode, bool(resumed.warnings)))
+        self.post_lane()
+        return resumed.pending
+
+    # -- sending and running -----------------------------------------------------------
     @on(PromptArea.Submitted)
     def _submitted(self, event: PromptArea.Submitted) -> None:
         event.stop()
         command = event.text.strip()
         if command == "/compact" or command.startswith("/compact "):  # /compact [instructions]
-            if self.action_compact(command[len("/compact"):].strip() or None):
+            if self.start_compaction(command[len("/compact"):].strip() or None):
                 event.prompt.clear()
             return
         if self.state == "read-only":
@@ -216,64 +243,78 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         event.prompt.clear()
         if self.history.has_newer:
             self.history.load_newest()
-        self._set_state("starting")
-        self._send(text)
+        self.state = "starting"
+        self.send_text(text)
 
     @work(thread=True, group="run", exit_on_error=False, name="run")
-    def _send(self, text: str) -> None:
+    def send_text(self, text: str) -> None:
         if self.chat.info is None:
-            self.chat.create(text)
-            self.app.call_from_thread(self._bar)
-        elif not self.chat.open_for_writing():
-            self.app.call_from_thread(self._read_only, text)
-            return
-        elif not self.chat.resumed:
-            pending = self._resume()
-            if pending is not None:  # answer what was pending first, then send
-                self._drive(lambda: iter(()), pending)
-        self.pending_run(self.chat.events("run", text))  # the run, then the queue
+            handle = self.chat.create(text)
+            self.post_message(TitleChanged())
+        else:
+            opened = self.chat.open_for_writing()
+            if opened is None:
+                self.post_message(ReadOnly(self.chat.read_only or "", text))
+                return
+            handle = opened
+            if not handle.resumed:
+                self.resume_now()
+        outcome = send(handle, text, emit=self.emit, ask=self.ask)
+        if outcome.queued is not None:
+            self.post_message(Note("the message was queued: it runs after the approval"))
+        elif outcome.not_sent is not None:
+            self.post_message(Note(f"not sent: {outcome.not_sent}", "error"))
+        self.after_run(outcome)
 
-    def _drive(self, start: Callable[[], Iterator[ev.RunEvent]],
-               pending: ev.ApprovalRequested | None = None) -> None:
-        """Run events until the run ends, asking for approvals on the way (worker thread)."""
-        worker = get_current_worker()
-        compressed: list[ev.Compressed] = []
+    @work(thread=True, group="run", exit_on_error=False, name="run")
+    def _answer_pending(self, pending: ev.ApprovalRequested) -> None:
+        assert self.chat.handle is not None
+        drive(self.chat.handle, None, emit=self.emit, ask=self.ask, pending=pending)
 
-        def emit(event: ev.RunEvent) -> None:
-            if isinstance(event, ev.Compressed):
-                compressed.append(event)
-            self.post_message(RunEventMessage(event))
+    def emit(self, event: ev.RunEvent) -> None:
+        """A run event from a worker: drawn by the screen (posted, never called across)."""
+        self.post_message(RunEventMessage(event))
+        if isinstance(event, ev.Compressed) and self.chat.info is not None:
+            self.post_message(MarkersChanged(scan_markers(self.chat.info.path)))
 
-        try:
-            self.chat.drive(start, emit=emit, ask=lambda request: self._ask(request, worker),
-                            pending=pending)
-        finally:
-            if compressed and self.chat.info is not None:  # kept by the resync after the run
-                self.app.call_from_thread(self.history.set_markers,
-                                          scan_markers(self.chat.info.path))
-
-    def _ask(self, request: ev.ApprovalRequested, worker: Any) -> ApprovalDecision | None:
+    def ask(self, request: ev.ApprovalRequested) -> ApprovalAnswer | None:
+        """Worker thread: show the approval dialog and wait for the answer (``None``:
+        left pending, e.g. the chat is closing; it is asked again on resume)."""
         diffs = self.chat.diffs(request)
-        answer: Future[ApprovalDecision | None] = Future()
-        self._answer = answer
-        self.app.call_from_thread(self._show_approval, request, diffs, answer)
-        while not worker.is_cancelled:
-            try:
-                return answer.result(timeout=0.25)
-            except FutureTimeout:
-                continue
-        return None
+        # (mypy cannot infer call_from_thread's "value or awaitable of it" return type)
+        decision: ApprovalDecision | None = self.app.call_from_thread(
+            self._ask_on_screen, request, diffs)  # type: ignore[arg-type]
+        if decision is None:
+            return None
+        return ApprovalAnswer(decision.decisions, decision.reason, tuple(decision.remember))
 
-    def _show_approval(self, request: ev.ApprovalRequested, diffs: dict[str, str],
-                       answer: Future[ApprovalDecision | None]) -> None:
-        self._set_state("awaiting approval")
-        self.app.push_screen(ApprovalScreen(request, diffs), answer.set_result)
+    async def _ask_on_screen(self, request: ev.ApprovalRequested,
+                             diffs: dict[str, str]) -> ApprovalDecision | None:
+        if self._leaving:
+            return None
+        answer: asyncio.Future[ApprovalDecision | None] = asyncio.get_running_loop(
+        ).create_future()
+        self._answer = answer
+        self.state = "awaiting approval"
+
+        def done(decision: ApprovalDecision | None) -> None:
+            if not answer.done():
+                answer.set_result(decision)
+
+        self.app.push_screen(ApprovalScreen(request, diffs), done)
+        return await answer
+
+    def _drop_question(self) -> None:
+        """Leave the approval pending (asked again on resume) so the worker can end."""
+        if self._answer is not None and not self._answer.done():
+            self._answer.set_result(None)
 
     def on_run_event_message(self, message: RunEventMessage) -> None:
+        super().on_run_event_message(message)
         event = message.event
         self.live.apply(event)
         if isinstance(event, (ev.RunStarted, ev.ApprovalDecided)):
-            self._set_state("running")
+            self.state = "running"
         elif isinstance(event, ev.UsageUpdated):
             self.status.used = event.input_tokens + event.output_tokens
             self.status.estimated = event.estimated
@@ -283,25 +324,27 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         elif isinstance(event, ev.Notice) and event.level == "info":
             self.notify(event.text, timeout=4)
         elif isinstance(event, ev.RunEnded) and event.status != "awaiting_approval":
-            self._set_state("idle")
+            self.state = "idle"
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        super().on_worker_state_changed(event)
         report_worker_error(self, event)
         if event.worker.group == "run" and event.state in (
                 WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self.live.flush()
             if self.state != "read-only":
-                self._set_state("idle")
+                self.state = "idle"
             if not self.history.has_newer:
                 self.history.load_newest()  # resync with the log (seqs, closed calls)
         elif event.worker.group == "open" and event.state == WorkerState.ERROR:
-            self._set_state("read-only", note="could not open the session")
+            self.status.note = "could not open the session"
+            self.state = "read-only"
 
-    # -- keys -----------------------------------------------------------------
+    # -- keys ----------------------------------------------------------------------------
     def action_stop(self) -> None:
-        if self.state in ("running", "starting") and self.chat.runner is not None:
-            self.chat.runner.stop()
-            self._set_state("stopping")
+        if self.state in ("running", "starting") and self.chat.handle is not None:
+            self.chat.handle.stop()
+            self.state = "stopping"
         else:
             self.query_one(PromptArea).focus()
 
@@ -311,28 +354,53 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         else:
             self.history.scroll_page_down(animate=False)
 
-    def action_compact(self, instructions: str | None = None) -> bool:
-        """``ctrl+k`` / ``/compact [instructions]``: compress the history now."""
+    async def action_compact(self) -> None:
+        """``ctrl+k``: in a prompt with text it deletes to the end of the line (as in
+        every editor); otherwise it asks before compressing the history."""
+        prompt = self.query_one(PromptArea)
+        if prompt.has_focus and prompt.text:
+            await prompt.action_delete_to_end_of_line_or_delete_line()
+            return
+        if not self._can_compact():
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.start_compaction()
+
+        self.app.push_screen(ConfirmScreen(
+            "Compact the history", "Summarise older messages for the model now? The "
+            "transcript stays as it is.", yes="Compact"), answered)
+
+    def _can_compact(self) -> bool:
         if self.state != "idle" or self.chat.info is None:
             self.notify("compaction needs an idle session with messages", severity="warning")
             return False
-        self._set_state("running", note="compacting…")
+        return True
+
+    def start_compaction(self, instructions: str | None = None) -> bool:
+        """``/compact [instructions]`` (or a confirmed ``ctrl+k``): compress now."""
+        if not self._can_compact():
+            return False
+        self.status.note = "compacting…"
+        self.state = "running"
         self._compact(instructions)
         return True
 
     @work(thread=True, group="run", exit_on_error=False, name="compaction")
     def _compact(self, instructions: str | None = None) -> None:
-        if not self.chat.open_for_writing():
-            self.app.call_from_thread(self._read_only)
+        handle = self.chat.open_for_writing()
+        if handle is None:
+            self.post_message(ReadOnly(self.chat.read_only or ""))
             return
         try:
-            pending = None if self.chat.resumed else self._resume()
+            pending = None if handle.resumed else self.resume_now()
             if pending is not None:  # ask what was pending first; compact afterwards
-                self._drive(lambda: iter(()), pending)
+                drive(handle, None, emit=self.emit, ask=self.ask, pending=pending)
                 return
-            self._drive(self.chat.events("compact", instructions))
+            drive(handle, compact_events(handle, instructions), emit=self.emit, ask=self.ask)
         finally:
-            self.app.call_from_thread(self.status.clear_note)
+            self.post_message(StatusNote(""))
 
     def action_search(self) -> None:
         def done(hit: SearchHit | None) -> None:
@@ -351,14 +419,13 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     def action_back(self) -> None:
         self.post_message(BackToBrowser())
 
-    # -- leaving --------------------------------------------------------------
+    # -- leaving -------------------------------------------------------------------------
     async def shutdown(self, grace: float = 15.0) -> None:
         """Stop a run, wait for it, then close the session (session_end, lock)."""
         self.pending_leave()  # no queued input starts from now on
-        if self.chat.runner is not None:
-            self.chat.runner.stop()
-        if self._answer is not None and not self._answer.done():
-            self._answer.set_result(None)  # the approval stays pending (asked on resume)
+        if self.chat.handle is not None:
+            self.chat.handle.stop()
+        self._drop_question()
         mine = [w for w in self.app.workers if w.node is self and w.group in ("run", "open")]
         for worker in mine:
             with contextlib.suppress(Exception):
@@ -367,8 +434,9 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
 
     def on_unmount(self) -> None:
         """The app is exiting without :meth:`shutdown` (e.g. ``app.exit()``): stop the
-        run, give it a moment to record its end, then close the session."""
-        if self._answer is not None and not self._answer.done():
-            self._answer.set_result(None)
-        with contextlib.suppress(Exception):
-            self.chat.close(wait=5.0)
+        run and close the session in a thread that the interpreter waits for, so the
+        event loop never sleeps or fsyncs here."""
+        super().on_unmount()
+        self._drop_question()
+        threading.Thread(target=self.chat.close, kwargs={"wait": 5.0},
+                         name="mttui-close-session").start()

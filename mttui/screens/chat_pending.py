@@ -1,33 +1,38 @@
 """Queue and Steer in the chat screen (pending.md): keys, the lane, the drain.
 
-:class:`PendingChat` is the chat screen's base class; the chat screen mounts the
-:class:`~mttui.widgets.pending_lane.PendingLane` and calls three hooks:
-``pending_opened`` (open worker), ``pending_submit`` (enter) and ``pending_run``
-(send worker: the run, then the queue). Writes happen in thread workers; the
-lane is drawn from the in-memory state of ``PendingInputs``.
+:class:`PendingChat` is the chat screen's base class. The lane is drawn from
+rows that workers read and post (:class:`LaneRows`): the event loop never waits
+on the lane's lock, which a writer holds during an fsync.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import on, work
 from textual.actions import SkipAction
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from mttui.core.chat_session import ChatSession
+from mttui.core.drive import Outcome, drain
+from mttui.core.handle import ApprovalAnswer
 from mttui.graph import events as ev
 from mttui.messages import RunEventMessage
+from mttui.session.errors import MttuiError
 from mttui.widgets.pending_lane import EditQueuedScreen, LaneAction, PendingLane
 from mttui.widgets.prompt import PromptArea
 
+from .chat_messages import Accepted, Kick, LaneRows, Note, SendAgain, StateChanged
+
 if TYPE_CHECKING:
-    from mttui.graph.pending_runtime import PendingInputs
+    from mttui.core.pending import PendingInputs
 
 BUSY = ("starting", "running", "stopping", "awaiting approval")
+Row = dict[str, Any]
 
 
 class PendingChat(Screen[None]):
@@ -40,24 +45,27 @@ class PendingChat(Screen[None]):
         Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
                 id="edit_last_queued", show=False, priority=True),
     ]
-    # provided by the chat screen
-    chat: Any
-    state: str
-    _drive: Callable[..., None]
-    _resume: Callable[[], Any]
-    _set_state: Callable[..., None]
-    _send: Callable[[str], Any]
+    state: reactive[str] = reactive("idle", init=False)
+    chat: ChatSession
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._pending_obj: PendingInputs | None = None
-        self._pending_lock = threading.Lock()
-        self._ro_rows: list[dict[str, Any]] = []  # before this process writes the session
-        self._ro_held = False
+    def __init__(self) -> None:
+        super().__init__()
         self._receipts: list[str] = []  # steers read during the current run
         self._draining = False
-        self._last_end: str | None = None
         self._leaving = False
+
+    # what the chat screen provides
+    def emit(self, event: ev.RunEvent) -> None:
+        raise NotImplementedError
+
+    def ask(self, request: ev.ApprovalRequested) -> ApprovalAnswer | None:
+        raise NotImplementedError
+
+    def resume_now(self) -> ev.ApprovalRequested | None:
+        raise NotImplementedError
+
+    def send_text(self, text: str) -> object:
+        raise NotImplementedError
 
     @property
     def lane(self) -> PendingLane:
@@ -65,77 +73,59 @@ class PendingChat(Screen[None]):
 
     def _pending(self) -> PendingInputs | None:
         """The session's pending inputs once it is open for writing (worker threads)."""
-        with self._pending_lock:
-            writer = self.chat.writer
-            if writer is not None and (self._pending_obj is None
-                                       or self._pending_obj.writer is not writer):
-                from mttui.graph.pending_runtime import PendingInputs
-
-                self._pending_obj = PendingInputs(writer, self.chat.runner)
-            return self._pending_obj
+        handle = self.chat.handle
+        return handle.pending if handle is not None else None
 
     @property
     def busy(self) -> bool:
         return self.state in BUSY or self._draining
 
-    # -- hooks the chat screen calls ------------------------------------------------
+    # -- hooks the chat screen calls (worker threads) ----------------------------------
     def pending_opened(self) -> None:
         """Open worker: show what is pending (read-only; held when nobody writes it)."""
-        from mttui.session.index.pending_rows import lane_of
-        from mttui.session.lock import holder_pid
+        from mttui.core.lane_view import lane_view
 
         info = self.chat.info
-        path = info.path
-        lane = lane_of(self.chat.service.layout, info.id, path)
-        free = holder_pid(path) is None
-        held = {i.id for i in lane.queue()} if free else set()
-        stale = {i.id for i in lane.unread()} if free else set()
-        self.app.call_from_thread(self._set_ro, lane.view(held, stale), bool(held))
+        assert info is not None
+        view = lane_view(self.chat.service.layout, info.id, info.path)
+        self.post_message(LaneRows(view.rows, view.held))
 
-    def _set_ro(self, rows: list[dict[str, Any]], held: bool) -> None:
-        self._ro_rows, self._ro_held = rows, held
-        self.refresh_lane()
-
-    def pending_settle(self) -> None:
-        """Resume worker: write what the restart rules imply (``PendingInputs.settle``)."""
+    def post_lane(self) -> None:
+        """Read this process's lane (worker thread) and post it to the screen."""
         pending = self._pending()
         if pending is not None:
-            pending.settle()
-            self.app.call_from_thread(self.refresh_lane)
+            rows: list[Row] = list(pending.items())
+            rows += [i.as_json(None) for i in pending.read_steers()]
+            self.post_message(LaneRows(rows, pending.is_held, live=True))
 
-    def pending_submit(self, event: PromptArea.Submitted) -> bool:
-        """``enter``: while a run is busy the text is queued (``True``: handled)."""
-        if self.state == "read-only" or not self.busy:
-            return False
-        self._queue_text(event.prompt, event.text)
-        return True
-
-    def pending_run(self, start: Callable[[], Iterator[ev.RunEvent]]) -> None:
-        """Send worker: the run, then what the queue holds (Steers first)."""
+    def after_run(self, outcome: Outcome) -> None:
+        """Send worker: after the run, what the queue holds (Steers first); a failed
+        model holds the queue until the user resumes it."""
         pending = self._pending()
-        if pending is not None:
-            pending.settle()
-        self._last_end = None
-        self._drive(start)
-        if self._last_end == "error" and pending is not None:
-            pending.pause_queue()  # the model failed: the queue waits for Resume queue
-            self.app.call_from_thread(self.refresh_lane)
+        if outcome.status == "error" and pending is not None:
+            pending.pause_queue()
+            self.post_lane()
             return
-        self._drain()
+        self.drain_now()
 
-    def _drain(self) -> None:
-        pending = self._pending()
-        if pending is None:
+    def drain_now(self) -> None:
+        if self._pending() is None:
             return
         worker = get_current_worker()
+        handle = self.chat.handle
+        assert handle is not None
         self._draining = True
         try:
             def stop() -> bool:
-                return worker.is_cancelled or self._leaving or pending.writer.closed
+                return worker.is_cancelled or self._leaving or handle.writer.closed
 
-            for events in pending.drain(stop=stop):
-                self.app.call_from_thread(self._set_state, "starting")
-                self._drive(lambda events=events: events)
+            def emit(event: ev.RunEvent) -> None:
+                if isinstance(event, ev.PendingChanged) and event.reason == "taken":
+                    self.post_message(StateChanged("starting"))
+                self.emit(event)
+
+            for _ in drain(handle, emit=emit, ask=self.ask, stop=stop):
+                pass
         finally:
             self._draining = False
 
@@ -146,24 +136,24 @@ class PendingChat(Screen[None]):
     def on_unmount(self) -> None:
         self._leaving = True
 
-    # -- the lane ---------------------------------------------------------------------
+    # -- the lane (event loop) ----------------------------------------------------------
+    def on_lane_rows(self, message: LaneRows) -> None:
+        rows = message.rows
+        if message.live:
+            # steers read during this run stay visible as receipts until it ends
+            read = {str(r["id"]): r for r in rows if r.get("state") == "read"}
+            was_unread = {r["id"] for r in self.lane.rows if r["state"] == "unread"}
+            self._receipts += [i for i in read if i in was_unread and i not in self._receipts]
+            rows = [r for r in rows if r.get("state") != "read"]
+            rows += [read[i] for i in self._receipts if i in read]
+        self.lane.show(rows, held=message.held)
+
+    @work(thread=True, group="lane", exclusive=True, exit_on_error=False, name="pending lane")
     def refresh_lane(self) -> None:
-        pending = self._pending_obj
-        if pending is None:
-            self.lane.show(self._ro_rows, held=self._ro_held)
-            return
-        rows = pending.items()
-        read = {i.id: i for i in pending.read_steers()}
-        was_unread = {r["id"] for r in self.lane.rows if r["state"] == "unread"}
-        self._receipts += [i for i in was_unread if i in read and i not in self._receipts]
-        rows += [read[i].as_json(None) for i in self._receipts if i in read]
-        self.lane.show(rows, held=pending.is_held)
+        self.post_lane()
 
     def on_run_event_message(self, message: RunEventMessage) -> None:
-        event = message.event
-        if isinstance(event, ev.RunEnded):
-            self._last_end = event.status
-        if isinstance(event, (ev.PendingChanged, ev.RunEnded, ev.RunStarted)):
+        if isinstance(message.event, (ev.PendingChanged, ev.RunEnded, ev.RunStarted)):
             self.refresh_lane()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -188,14 +178,21 @@ class PendingChat(Screen[None]):
         else:
             self._lane_op(action, item)
 
-    def _edit(self, item: dict[str, Any]) -> None:
+    def _edit(self, item: Row) -> None:
         def done(text: str | None) -> None:
             if text is not None and text.strip() and text != item["text"]:
                 self._lane_op("edit", item, text=text)
 
-        self.app.push_screen(EditQueuedScreen(item["position"], item["text"]), done)
+        self.app.push_screen(EditQueuedScreen(item["position"], str(item["text"])), done)
 
-    # -- keys -------------------------------------------------------------------------
+    # -- keys -----------------------------------------------------------------------------
+    def pending_submit(self, event: PromptArea.Submitted) -> bool:
+        """``enter``: while a run is busy the text is queued (``True``: handled)."""
+        if self.state == "read-only" or not self.busy:
+            return False
+        self._queue_text(event.text)
+        return True
+
     def action_steer(self) -> None:
         prompt = self.query_one("#prompt", PromptArea)
         if not prompt.text.strip():
@@ -203,7 +200,7 @@ class PendingChat(Screen[None]):
         if self.state == "read-only":
             self.notify("this session is open in another process", severity="error")
         elif self.busy:
-            self._steer_text(prompt, prompt.text)
+            self._steer_text(prompt.text)
         else:
             prompt.action_submit()  # idle: a Steer is simply a normal send
 
@@ -220,102 +217,109 @@ class PendingChat(Screen[None]):
         waiting = any(r["mode"] == "queue" for r in self.lane.rows)
         if self.state == "read-only":
             self.notify("this session is open in another process", severity="error")
-        elif waiting and not self.lane.held and self._pending_obj is not None:
+        elif waiting and not self.lane.held and self.chat.handle is not None:
             self._lane_op("pause", None)
         elif self.busy:
             self._lane_op("resume", None)
         elif self.chat.info is not None:
-            self._set_state("starting")
+            self.state = "starting"
             self._resume_and_drain()
 
-    # -- workers ----------------------------------------------------------------------
+    @on(Accepted)
+    def _accepted(self, message: Accepted) -> None:
+        prompt = self.query_one("#prompt", PromptArea)
+        if prompt.text == message.text:  # not if the user typed on meanwhile
+            prompt.clear()
+        if message.what == "steer" and not self.busy:  # the run ended meanwhile: take it
+            self.state = "starting"
+            self._resume_and_drain()
+
+    # -- workers --------------------------------------------------------------------------
     @work(thread=True, group="run", exit_on_error=False, name="resume queue")
     def _resume_and_drain(self) -> None:
-        if not self.chat.open_for_writing():
-            self.app.call_from_thread(self.notify, self.chat.read_only or "read-only",
-                                      severity="error")  # fmt: skip
+        if self.chat.open_for_writing() is None:
+            self.post_message(Note(self.chat.read_only or "read-only", "error"))
             return
         if not self.chat.resumed:
-            asked = self._resume()
+            asked = self.resume_now()
             if asked is not None:  # an approval waits: it comes first
-                self._drive(lambda: iter(()), asked)
+                from mttui.core.drive import drive
+
+                assert self.chat.handle is not None
+                drive(self.chat.handle, None, emit=self.emit, ask=self.ask,
+                      pending=asked)
         pending = self._pending()
         assert pending is not None
         pending.settle()
         pending.resume_queue()
-        self.app.call_from_thread(self.refresh_lane)
-        self._drain()
+        self.post_lane()
+        self.drain_now()
 
     def _open_pending(self) -> PendingInputs | None:
-        if self.chat.writer is None and self.chat.info is not None:
+        if self.chat.handle is None and self.chat.info is not None:
             self.chat.open_for_writing()
         pending = self._pending()
         if pending is None:
-            self.app.call_from_thread(self.notify, self.chat.read_only or
-                                      "this session cannot be written", severity="error")
+            self.post_message(Note(self.chat.read_only or "this session cannot be written",
+                                   "error"))
         return pending
 
-    def _report(self, call: Callable[[], Any]) -> bool:
-        from mttui.session.errors import MttuiError
-
+    def _report(self, call: Callable[[], object]) -> bool:
         try:
             call()
         except MttuiError as exc:  # one line, nothing lost (the text stays where it was)
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.post_message(Note(str(exc), "error"))
             return False
         return True
 
     @work(thread=True, group="pending", exit_on_error=False, name="queue")
-    def _queue_text(self, prompt: PromptArea, text: str) -> None:
+    def _queue_text(self, text: str) -> None:
         pending = self._open_pending()
         if pending is not None and self._report(lambda: pending.add(text)):
-            self.app.call_from_thread(self._accepted, prompt, text, "queued")
+            self.post_lane()
+            self.post_message(Accepted(text, "queued"))
 
     @work(thread=True, group="pending", exit_on_error=False, name="steer")
-    def _steer_text(self, prompt: PromptArea, text: str) -> None:
+    def _steer_text(self, text: str) -> None:
         pending = self._open_pending()
         if pending is not None and self._report(lambda: pending.steer(text)):
-            self.app.call_from_thread(self._accepted, prompt, text, "steer")
-
-    def _accepted(self, prompt: PromptArea, text: str, what: str) -> None:
-        if prompt.text == text:  # not if the user typed on meanwhile
-            prompt.clear()
-        self.refresh_lane()
-        if what == "steer" and not self.busy:  # the run ended meanwhile: take it now
-            self._set_state("starting")
-            self._resume_and_drain()
+            self.post_lane()
+            self.post_message(Accepted(text, "steer"))
 
     @work(thread=True, group="pending", exit_on_error=False, name="pending input")
-    def _lane_op(self, action: str, item: dict[str, Any] | None, *, text: str = "",
+    def _lane_op(self, action: str, item: Row | None, *, text: str = "",
                  then_send: bool = False) -> None:
         pending = self._open_pending()
         if pending is None:
             return
-        it = item or {"id": "", "position": None}
-        ops: dict[str, Callable[[], Any]] = {
-            "edit": lambda: pending.edit(it["id"], text),
-            "up": lambda: pending.move(it["id"], max(1, (it["position"] or 1) - 1)),
-            "down": lambda: pending.move(it["id"], (it["position"] or 0) + 1),
-            "remove": lambda: pending.remove(it["id"]),
-            "retry": lambda: pending.retry(it["id"]),
+        item_id = str(item["id"]) if item is not None else ""
+        position = item["position"] if item is not None else None
+        pos = position if isinstance(position, int) else 0
+        ops: dict[str, Callable[[], object]] = {
+            "edit": lambda: pending.edit(item_id, text),
+            "up": lambda: pending.move(item_id, max(1, pos - 1)),
+            "down": lambda: pending.move(item_id, pos + 1),
+            "remove": lambda: pending.remove(item_id),
+            "retry": lambda: pending.retry(item_id),
             "resume": pending.resume_queue,
             "pause": pending.pause_queue,
-        }  # fmt: skip
+        }
         done = self._report(ops[action])
-        self.app.call_from_thread(self.refresh_lane)
+        self.post_lane()
         if done and then_send and item is not None:  # a steer never delivered: send again
-            self.app.call_from_thread(self._send_again, item["text"])
+            self.post_message(SendAgain(str(item["text"])))
         elif done and action in ("retry", "resume"):
-            self.app.call_from_thread(self._kick)
+            self.post_message(Kick())
 
-    def _send_again(self, text: str) -> None:
+    def on_send_again(self, message: SendAgain) -> None:
         if self.busy:
-            self._queue_text(self.query_one("#prompt", PromptArea), text)
+            self._queue_text(message.text)
         else:
-            self._set_state("starting")
-            self._send(text)
+            self.state = "starting"
+            self.send_text(message.text)
 
-    def _kick(self) -> None:
+    def on_kick(self, message: Kick) -> None:
+        """The queue may run again: start draining it if nothing runs."""
         if not self.busy and self.state != "read-only":
-            self._set_state("starting")
+            self.state = "starting"
             self._resume_and_drain()

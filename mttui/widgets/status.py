@@ -46,9 +46,6 @@ class StatusBar(Widget):
         self.approval = approval
         self.token_limit = token_limit
 
-    def clear_note(self) -> None:
-        self.note = ""
-
     def render(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
         if self.provider == "offline":

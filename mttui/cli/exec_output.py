@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from .graph.events import (
+from mttui.graph.events import (
     ApprovalDecided,
     ApprovalRequested,
     Compressed,
@@ -21,6 +21,8 @@ from .graph.events import (
     ToolDispatched,
     ToolFinished,
 )
+
+from .output import visible
 
 _MARK = {
     "success": "ok",
@@ -74,7 +76,7 @@ class ExecOutput:
     def _line(self, text: str, *, err: bool = False) -> None:
         self._end_text()
         stream = self.err if err else self.out
-        stream.write(text + "\n")
+        stream.write(visible(text) + "\n")
         stream.flush()
 
     def _end_text(self) -> None:
@@ -133,7 +135,7 @@ class ExecOutput:
     def _human(self, ev: Any) -> None:
         if isinstance(ev, TextDelta):
             self._streamed.add(ev.message_id)
-            self.out.write(ev.text)
+            self.out.write(visible(ev.text))
             self.out.flush()
             self._open_line = not ev.text.endswith("\n")
         elif isinstance(ev, MessageAdded):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from .session.records import parse_timestamp
+from mttui.session.records import parse_timestamp
 
 
 def emit_json(obj: Any) -> None:
@@ -45,3 +45,16 @@ def clip(text: str, width: int) -> str:
     """One line of at most ``width`` characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional controls
+# that reorder what a terminal shows (a command being approved must read as it runs).
+_HIDDEN = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if c not in (9, 10)}
+_HIDDEN.update({c: f"\\u{c:04x}" for c in (0x200E, 0x200F, *range(0x202A, 0x202F),
+                                           *range(0x2066, 0x206A))})
+
+
+def visible(text: str) -> str:
+    """``text`` with terminal control characters shown as escapes (``\\x1b``): human
+    output never lets model or tool text drive the terminal. JSON output stays exact."""
+    return text.translate(_HIDDEN)

@@ -5,22 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .config import Settings
-from .session.service import SessionService
+from mttui.session.service import SessionService
 
+from .errors import Exit
+from .options import settings_from
 
-def _settings(args: argparse.Namespace, **forced: str) -> Settings:
-    from .config import load_settings
-
-    flags = {k: getattr(args, k, None) for k in ("provider", "model", "base_url", "approval")}
-    flags.update(forced)
-    return load_settings(flags)
+if TYPE_CHECKING:
+    from mttui.config import Settings
 
 
 def run_tui(args: argparse.Namespace, service: SessionService) -> int:
     """Open the session browser, or a session with ``--continue`` / ``--resume S``."""
-    settings = _settings(args)
+    settings = settings_from(args)
     open_session: str | None = None
     # No catch-up here: the browser does it in a worker once it is on screen.
     if args.continue_ or args.resume:
@@ -31,31 +29,31 @@ def run_tui(args: argparse.Namespace, service: SessionService) -> int:
 
 def demo_home() -> Path:
     """The demo's own data home, beside (never inside the history of) the real one."""
-    from .session.paths import data_home
+    from mttui.session.paths import data_home
 
     return data_home() / "demo"
 
 
 def run_demo(args: argparse.Namespace) -> int:
     """Fill the demo home with sample sessions and open the app on it, offline."""
-    from .demo import build_demo
+    from mttui.demo import build_demo
 
     home = demo_home()
     project = home / "project"
     print(f"mttui demo: sample sessions in {home}", file=sys.stderr)
     build_demo(home, project)
     service = SessionService(home, project)
-    return _run_app(service, _settings(args, provider="offline", model="offline"))
+    return _run_app(service, settings_from(args, provider="offline", model="offline"))
 
 
 def _run_app(service: SessionService, settings: Settings, *,
              open_session: str | None = None) -> int:
-    from .app import MttuiApp
+    from mttui.app import MttuiApp
 
     if not sys.stdout.isatty():
         print("mttui: the app needs a terminal (try `mttui sessions` or `mttui exec`)",
               file=sys.stderr)
-        return 1
+        return Exit.FAILED
     app = MttuiApp(service, settings, open_session=open_session)
     app.run()
     return int(app.return_code or 0)

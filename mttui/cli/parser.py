@@ -1,20 +1,10 @@
-"""The ``mttui`` command line: parses arguments, builds services, dispatches.
-
-Command modules are imported only when their command runs, so ``mttui sessions``
-never pays for Textual or LangGraph.
-"""
+"""The ``mttui`` argument parser (cli.md): commands, options and their help."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from collections.abc import Sequence
-from pathlib import Path
 
-from . import __version__
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_APPROVAL, EXIT_LOCKED, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
+from mttui import __version__
 
 SETTINGS_HELP = """\
 settings (flag > environment > config.toml > default):
@@ -162,83 +152,3 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``mttui`` script."""
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if args.command == "search" and args.query is None and len(extra) == 1:
-        # A query that looks like an option (``-x``) is still just text to search.
-        args.query, extra = extra[0], []
-    if extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    if args.command == "search" and args.query is None:
-        parser.error("search needs a QUERY")
-    try:
-        return _dispatch(args)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # Output piped into `head` and closed early: not an error worth a message.
-        sys.stderr.close()
-        return EXIT_OK
-    except Exception as exc:  # noqa: BLE001 - the one place that turns errors into exit codes
-        return report_error(exc)
-
-
-def report_error(exc: BaseException) -> int:
-    """One line on stderr and the exit code of cli.md (traceback with MTTUI_DEBUG=1)."""
-    from .session.errors import SessionLocked, SessionNotFound
-
-    if os.environ.get("MTTUI_DEBUG") == "1":
-        import traceback
-
-        traceback.print_exception(exc)
-    message = str(exc) or exc.__class__.__name__
-    print(f"mttui: {message.splitlines()[0]}", file=sys.stderr)
-    if isinstance(exc, SessionLocked):
-        return EXIT_LOCKED
-    if isinstance(exc, SessionNotFound):
-        return EXIT_NOT_FOUND
-    return EXIT_FAILED
-
-
-def _dispatch(args: argparse.Namespace) -> int:
-    from .session.paths import data_home
-    from .session.service import SessionService
-
-    command = args.command
-    project = Path(args.project or os.getcwd())
-    if not project.is_dir():
-        print(f"mttui: project directory not found: {project}", file=sys.stderr)
-        return EXIT_USAGE
-    if command == "demo":
-        from .cli_tui import run_demo
-
-        return run_demo(args)
-    service = SessionService(data_home(), project)
-    if command is None:
-        from .cli_tui import run_tui
-
-        return run_tui(args, service)
-    if command == "exec":
-        from .cli_exec import run_exec
-
-        return run_exec(args, service)
-    if command == "compact":
-        from .cli_compact import cmd_compact
-
-        return cmd_compact(args, service)
-    from . import cli_queue, cli_read
-
-    module = cli_queue if command == "queue" else cli_read
-    handler = getattr(module, "cmd_" + command.replace("-", "_"), None)
-    if handler is None:
-        print(f"mttui: '{command}' is not available yet", file=sys.stderr)
-        return EXIT_FAILED
-    return int(handler(args, service))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

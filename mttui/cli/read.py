@@ -6,12 +6,15 @@ The service catches up with the logs before its first answer, so no command asks
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
-from .cli_output import clip, emit_json, relative_time, table
-from .session.models import SNIPPET_END, SNIPPET_START
-from .session.service import SessionService
+from mttui.session.models import SNIPPET_END, SNIPPET_START
+from mttui.session.service import SessionService
+
+from .errors import Exit
+from .output import clip, emit_json, relative_time, table, visible
 
 
 def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
@@ -40,7 +43,7 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
         )
         rows.append([s.id, relative_time(s.updated_at), str(s.message_count),
                      s.model or "-", badges, clip(s.title or "(untitled)", 60)])
-    print(table(["ID", "UPDATED", "MSGS", "MODEL", "STATUS", "TITLE"], rows))
+    print(visible(table(["ID", "UPDATED", "MSGS", "MODEL", "STATUS", "TITLE"], rows)))
     if page.next_cursor:
         print(f"\nmore: mttui sessions --cursor {page.next_cursor}")
     return 0
@@ -67,7 +70,7 @@ def cmd_history(args: argparse.Namespace, service: SessionService) -> int:
             calls = ", ".join(f"{c.get('name')}({clip(str(c.get('args')), 60)})"
                               for c in m.tool_calls)
             body = (body + "\n" if body else "") + f"→ {calls}"
-        for line in (body or "").splitlines() or [""]:
+        for line in visible(body or "").splitlines() or [""]:
             print("  " + line)
         print()
     return 0
@@ -84,10 +87,11 @@ def cmd_search(args: argparse.Namespace, service: SessionService) -> int:
         print("no matches")
         return 0
     for h in hits:
-        snippet = " ".join(h.snippet.split())
+        snippet = visible(" ".join(h.snippet.split()))
         if sys.stdout.isatty():
             snippet = snippet.replace(SNIPPET_START, "\x1b[1;33m").replace(SNIPPET_END, "\x1b[0m")
-        print(f"{h.session_id}  #{h.seq:<6} {h.role:<9} {clip(h.session_title or '', 40)}")
+        title = visible(clip(h.session_title or "", 40))
+        print(f"{h.session_id}  #{h.seq:<6} {h.role:<9} {title}")
         print(f"    {snippet}")
     return 0
 
@@ -96,13 +100,16 @@ def cmd_export(args: argparse.Namespace, service: SessionService) -> int:
     info = service.resolve(args.session)
     chunks = service.export(info.id, args.format)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
+        # a transcript is as private as the log it comes from, whatever the umask
+        fd = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
             for chunk in chunks:
                 fh.write(chunk)
-        print(f"exported {info.id} to {args.output}", file=sys.stderr)
+        print(f"exported {info.id} to {visible(args.output)}", file=sys.stderr)
     else:
         for chunk in chunks:
-            sys.stdout.write(chunk)
+            sys.stdout.write(chunk if args.format == "jsonl" else visible(chunk))
     return 0
 
 
@@ -113,7 +120,7 @@ def cmd_rename(args: argparse.Namespace, service: SessionService) -> int:
         print("mttui: the title is empty", file=sys.stderr)
         return 2
     service.rename(info.id, title)
-    print(f"{info.id}: {title}")
+    print(f"{info.id}: {visible(title)}")
     return 0
 
 
@@ -163,26 +170,18 @@ def cmd_doctor(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def cmd_resume_check(args: argparse.Namespace, service: SessionService) -> int:
-    """Read-only (nothing is written, not even the index). The checkpoint is consulted
-    only when one of the session's thread exists, and LangGraph imported only when the
-    light reader does not recognise it."""
-    from .session.resume_check import check_log, mark_locked
+    """Read-only: what a resume would do (``mttui.core.resume_check``)."""
+    from mttui.core.resume_check import check
 
-    plan, facts = check_log(service.layout, service.project_hash, args.session, lock=False)
-    if facts is not None and plan.mode == "execution":
-        from .graph.resume_plan import refine_from_checkpoint
-
-        plan = refine_from_checkpoint(plan, facts, service.layout)
-    if facts is not None:
-        mark_locked(plan, facts.path)
+    plan, found = check(service, args.session)
     if args.json:
         emit_json(plan.as_json())
-    if facts is None and plan.refusal is not None:  # session_not_found
+    if not found and plan.refusal is not None:  # session_not_found
         print(f"mttui: {plan.refusal['message']}", file=sys.stderr)
-        return 5
+        return Exit.NOT_FOUND
     if not args.json:
         print(plan.describe())
-    return 0
+    return Exit.OK
 
 
 class _ProgressBar:

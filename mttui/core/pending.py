@@ -1,6 +1,6 @@
 """Pending inputs of one open session at run time: Queue, Steer, the hold and the drain.
 
-Usage (the TUI and ``mttui queue``; every method may block on an fsync)::
+Usage (``SessionHandle.pending``; every method may block on an fsync)::
 
     pending = PendingInputs(writer, runner)  # items found now are held (pending.md)
     pending.add("then run the tests")        # Queue (capacity 10: PendingError)
@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mttui.graph.events import MessageAdded, Notice, PendingChanged, RunEnded, RunEvent
+from mttui.graph.messages import new_message_id
 from mttui.session.pending import NOT_DELIVERED, Item, Lane, PendingError, read_lane
 from mttui.session.records import iso_timestamp, new_id
 
-from .events import MessageAdded, Notice, PendingChanged, RunEnded, RunEvent
+from .lane_view import restart_sets
 
 if TYPE_CHECKING:
+    from mttui.graph.runner import Runner
     from mttui.session.writer import SessionWriter
 
-    from .runner import Runner
+Json = dict[str, object]
 
 __all__ = ["PendingError", "PendingInputs"]
 
@@ -42,8 +45,8 @@ class PendingInputs:
         self.lane: Lane = read_lane(self.writer.path)
         # pending.md "after a restart": what exists now waits for Resume queue, and
         # steers a previous process accepted but never ran are not delivered.
-        self.held: set[str] = {i.id for i in self.lane.queue()} if hold else set()
-        self._stale: set[str] = {i.id for i in self.lane.unread()}
+        held, self._stale = restart_sets(self.lane)
+        self.held: set[str] = held if hold else set()
         self._lock = threading.RLock()
         self._draining = threading.Lock()
         self._taking: str | None = None
@@ -57,7 +60,7 @@ class PendingInputs:
         return self._runner
 
     # -- views -------------------------------------------------------------------
-    def items(self) -> list[dict[str, Any]]:
+    def items(self) -> list[Json]:
         """Active items as ``queue list --json`` shows them (held overlaid, stale
         steers shown as failed before that is written)."""
         with self._lock:
@@ -91,7 +94,7 @@ class PendingInputs:
                 self.lane.apply(rec)
 
     # -- the user's operations ---------------------------------------------------
-    def _write(self, type_: str, **fields: Any) -> dict[str, Any]:
+    def _write(self, type_: str, **fields: object) -> Json:
         rec = self.writer.append(type_, **fields)
         self.lane.apply(rec)
         return rec
@@ -104,20 +107,18 @@ class PendingInputs:
             self.lane.check_add()
             self.settle()
             rec = self._write("pending_add", item_id=new_id("pend"), mode="queue", text=text)
-            return self.lane.items[rec["item_id"]]
+            return self.lane.items[str(rec["item_id"])]
 
     def steer(self, text: str) -> Item:
         """Accept a Steer: one record that is also its (unread) user message."""
         if not text.strip():
             raise PendingError("an empty text cannot be sent")
-        from .messages import new_message_id
-
         with self._lock:
             self.settle()
             msg = {"id": new_message_id(), "role": "user", "content": text, "status": "pending"}
             rec = self._write("pending_steer", item_id=new_id("pend"), mode="steer", text=text,
                               message=msg)  # fmt: skip
-            return self.lane.items[rec["item_id"]]
+            return self.lane.items[str(rec["item_id"])]
 
     def _editable(self, item_id: str) -> Item:
         item = self.lane.editable(item_id)
@@ -186,7 +187,7 @@ class PendingInputs:
         with self._lock:
             return bool(self._ours())
 
-    def take(self, emit: Callable[[Any], None], run_id: str | None = None) -> list[dict[str, Any]]:
+    def take(self, emit: Callable[[RunEvent], None], run_id: str | None = None) -> list[Json]:
         """Take every unread Steer as one batch (one ``pending_read`` record); emits the
         messages (now read) and returns them for the graph."""
         with self._lock:
@@ -203,7 +204,7 @@ class PendingInputs:
         return msgs
 
     @staticmethod
-    def _message(item: Item) -> dict[str, Any]:
+    def _message(item: Item) -> Json:
         return {"id": item.message_id, "role": "user", "content": item.text, "status": "sent"}
 
     # -- draining ------------------------------------------------------------------
@@ -239,10 +240,8 @@ class PendingInputs:
                                         "read_at": iso_timestamp()})  # fmt: skip
                 return self._start(msgs, rec, steers)
             assert head is not None
-            from .messages import new_message_id
-
             self._taking = head.id
-            user = {"id": new_message_id(), "role": "user", "content": head.text,
+            user: Json = {"id": new_message_id(), "role": "user", "content": head.text,
                     "status": "sent"}  # fmt: skip
             return self._start([user], ("pending_take", {"item_id": head.id, "message": user}),
                                [head])  # fmt: skip
@@ -263,7 +262,7 @@ class PendingInputs:
         except Exception:  # e.g. no model: the run fails and says why, the item stays
             return False
 
-    def _start(self, users: list[dict[str, Any]], record: tuple[str, dict[str, Any]],
+    def _start(self, users: list[Json], record: tuple[str, Json],
                items: list[Item]) -> Iterator[RunEvent]:
         """A run whose first record is ``record``; a failure before it is written
         sends the items back (queue: head, needs_retry; steers: not delivered)."""

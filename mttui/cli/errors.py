@@ -1,0 +1,38 @@
+"""Exit codes of cli.md and the one place that turns an error into a line and a code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import IntEnum
+
+
+class Exit(IntEnum):
+    """The exit codes of cli.md."""
+
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    APPROVAL = 3
+    LOCKED = 4
+    NOT_FOUND = 5
+    SIGINT = 130
+    SIGPIPE = 141
+    SIGTERM = 143
+
+
+def report_error(exc: BaseException) -> int:
+    """One line on stderr and the exit code of cli.md (traceback with MTTUI_DEBUG=1)."""
+    from mttui.session.errors import SessionLocked, SessionNotFound
+
+    if os.environ.get("MTTUI_DEBUG") == "1":
+        import traceback
+
+        traceback.print_exception(exc)
+    message = str(exc) or exc.__class__.__name__
+    print(f"mttui: {message.splitlines()[0]}", file=sys.stderr)
+    if isinstance(exc, SessionLocked):
+        return Exit.LOCKED
+    if isinstance(exc, SessionNotFound):
+        return Exit.NOT_FOUND
+    return Exit.FAILED

@@ -1,0 +1,122 @@
+"""The session behind a chat screen: read first, opened for writing only when needed.
+
+Every method blocks (files, SQLite, LangGraph) and is called from thread workers.
+Reading a session leaves its file untouched; the write lock is taken, and the
+resume applied, only when something will be written. No Textual here.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mttui.graph.events import ApprovalRequested
+from mttui.session.lock import SessionLocked, holder_pid
+from mttui.session.models import SessionInfo
+from mttui.session.service import SessionService
+from mttui.session.writer import SessionWriter
+
+from .handle import Resumed, RunnerFactory, SessionHandle, langgraph_runner
+
+if TYPE_CHECKING:
+    from mttui.config import Settings
+    from mttui.graph.runner import Runner
+
+
+class ChatSession:
+    """One session as the chat screen holds it: its info, and a handle once written."""
+
+    def __init__(self, service: SessionService, settings: Settings,
+                 factory: RunnerFactory = langgraph_runner) -> None:
+        self.service = service
+        self.settings = settings
+        self.factory = factory
+        self.info: SessionInfo | None = None
+        self.handle: SessionHandle | None = None
+        self.read_only: str | None = None  # why the session cannot be written
+
+    @property
+    def session_id(self) -> str | None:
+        if self.info is not None:
+            return self.info.id
+        return self.handle.session_id if self.handle is not None else None
+
+    @property
+    def writer(self) -> SessionWriter | None:
+        return self.handle.writer if self.handle is not None else None
+
+    @property
+    def runner(self) -> Runner | None:
+        return self.handle.runner if self.handle is not None else None
+
+    @property
+    def resumed(self) -> bool:
+        return self.handle is not None and self.handle.resumed
+
+    def load(self, session_id: str) -> SessionInfo:
+        self.info = self.service.get(session_id)
+        return self.info
+
+    def writable(self) -> bool:
+        """Whether no other process writes the session (a read-only probe of its lock)."""
+        assert self.info is not None
+        pid = holder_pid(Path(self.info.path))
+        if pid is not None and self.handle is None:
+            holder = f"process {pid}" if pid > 0 else "another process"
+            self.read_only = f"open for writing in {holder}"
+            return False
+        return True
+
+    def open_for_writing(self) -> SessionHandle | None:
+        """Take the write lock (once); ``None`` if another process has it."""
+        assert self.info is not None
+        if self.handle is None:
+            try:
+                self.handle = SessionHandle.open(self.service, self.settings, self.info.id,
+                                                 self.factory)
+            except SessionLocked as exc:
+                self.read_only = str(exc) or "open for writing in another process"
+                return None
+        return self.handle
+
+    def create(self, first_text: str) -> SessionHandle:
+        """A new session in the service's project, titled from the first message."""
+        self.handle = SessionHandle.create(self.service, self.settings, first_text,
+                                           self.factory)
+        self.info = self.service.get(self.handle.session_id)
+        return self.handle
+
+    def resume(self) -> Resumed:
+        assert self.handle is not None
+        return self.handle.resume()
+
+    def diffs(self, request: ApprovalRequested) -> dict[str, str]:
+        """Diff previews of the file-changing calls of an approval request."""
+        from mttui.graph.tools.diff import preview_diff
+
+        project = self.runner.project if self.runner is not None else self.service.project
+        out = {}
+        for call in request.tool_calls:
+            try:
+                diff = preview_diff(project, str(call.get("tool_name")),
+                                    dict(call.get("arguments") or {}))
+            except Exception as exc:  # a preview must never block the decision
+                diff = f"(no preview: {exc})"
+            if diff is not None:
+                out[str(call.get("call_id"))] = diff
+        return out
+
+    def close(self, wait: float = 0.0) -> None:
+        """Leave the session cleanly: ``session_end``, checkpoint db and lock released.
+
+        ``wait``: stop a run first and give it that long to record its end."""
+        handle, self.handle = self.handle, None
+        if handle is None:
+            return
+        if wait:
+            handle.stop()
+            deadline = time.monotonic() + wait
+            while handle.busy and time.monotonic() < deadline:
+                time.sleep(0.02)
+        handle.close()

@@ -1,0 +1,182 @@
+"""One session opened for writing by this process: the use case the TUI and the CLI share.
+
+Usage (every method blocks on files, SQLite or the model: call from a worker)::
+
+    handle = SessionHandle.open(service, settings, "last")   # the lock; SessionLocked
+    resumed = handle.resume()          # planned and applied once (resume.md)
+    outcome = drive(handle, handle.run("fix the tests"), emit=print, ask=approver)
+    handle.close()                     # session_end, checkpoint db, lock
+
+``SessionHandle.create`` starts a new session instead. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from mttui.graph.events import ApprovalRequested, RunEvent
+from mttui.session.records import title_from_text
+from mttui.session.service import SessionService
+from mttui.session.writer import SessionWriter
+
+from .pending import PendingInputs
+
+if TYPE_CHECKING:
+    from mttui.config import Settings
+    from mttui.graph.runner import Runner
+
+
+class RunnerFactory(Protocol):
+    """Builds the runner of one open session (tests pass one with a scripted model)."""
+
+    def __call__(self, writer: SessionWriter, settings: Settings, *, project: Path,
+                 checkpoints_path: Path) -> Runner: ...
+
+
+def langgraph_runner(writer: SessionWriter, settings: Settings, *, project: Path,
+                     checkpoints_path: Path) -> Runner:
+    """The usual runner: the LangGraph agent with ``settings`` (imported only now)."""
+    from mttui.graph.runner import Runner
+
+    return Runner(writer, settings, checkpoints_path=checkpoints_path, project=project)
+
+
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """The user's answer to one approval request (per call: approve | deny)."""
+
+    decisions: dict[str, str]
+    reason: str | None = None
+    remember: tuple[str, ...] = ()
+
+    @classmethod
+    def for_all(cls, request: ApprovalRequested, approve: bool, reason: str | None = None
+                ) -> ApprovalAnswer:
+        """The same verdict for every call of ``request``."""
+        verdict = "approve" if approve else "deny"
+        return cls({str(c["call_id"]): verdict for c in request.tool_calls}, reason)
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What the resume did: its mode, warnings (JSON) and the approval asked again."""
+
+    mode: str
+    warnings: list[dict[str, object]]
+    pending: ApprovalRequested | None
+
+
+class SessionHandle:
+    """One session this process writes: one runner, one lane of pending inputs."""
+
+    def __init__(self, service: SessionService, settings: Settings, writer: SessionWriter,
+                 factory: RunnerFactory = langgraph_runner, *, fresh: bool = False) -> None:
+        self.service = service  # the service of the session's own project
+        self.settings = settings
+        self.writer = writer
+        self.runner = factory(writer, settings, project=service.project,
+                              checkpoints_path=service.checkpoints_path())
+        self._pending: PendingInputs | None = None
+        self._resumed: Resumed | None = Resumed("execution", [], None) if fresh else None
+
+    # -- opening ------------------------------------------------------------------
+    @classmethod
+    def create(cls, service: SessionService, settings: Settings, first_text: str,
+               factory: RunnerFactory = langgraph_runner) -> SessionHandle:
+        """A new session in the service's project, titled from its first message."""
+        writer = service.create_session(provider=settings.provider, model=settings.model,
+                                        title=title_from_text(first_text) or None)
+        return cls(service, settings, writer, factory, fresh=True)
+
+    @classmethod
+    def open(cls, service: SessionService, settings: Settings, ref: str,
+             factory: RunnerFactory = langgraph_runner) -> SessionHandle:
+        """Take the write lock of session ``ref`` (id, prefix or ``last``).
+
+        Raises ``SessionNotFound``, ``SessionLocked``, and ``ResumeRefused`` when the
+        log alone refuses a resume (nothing is written then)."""
+        from mttui.graph.resume_apply import check_resumable
+
+        info = service.resolve(ref)
+        if info.project_hash != service.project_hash:
+            service = SessionService(service.layout.home, Path(info.project))
+        writer = service.open_session(info.path)
+        try:
+            check_resumable(writer)
+            if (info.provider, info.model) != (settings.provider, settings.model):
+                # this process talks to another model than the session did: say so
+                writer.append("session_update", provider=settings.provider,
+                              model=settings.model)
+            return cls(service, settings, writer, factory)
+        except BaseException:
+            writer.close()
+            raise
+
+    # -- state ----------------------------------------------------------------------
+    @property
+    def session_id(self) -> str:
+        return self.writer.session_id
+
+    @property
+    def resumed(self) -> bool:
+        return self._resumed is not None
+
+    @property
+    def pending(self) -> PendingInputs:
+        """The session's pending inputs (read from its log once, when first needed)."""
+        if self._pending is None:
+            self._pending = PendingInputs(self.writer, self.runner)
+        return self._pending
+
+    def waiting_approval(self) -> ApprovalRequested | None:
+        """The approval the session waits for, if any (asked again after a restart)."""
+        return self.runner.pending_approval()
+
+    # -- the use cases ----------------------------------------------------------------
+    def resume(self) -> Resumed:
+        """Plan the resume once and apply it (resume.md); later calls return the same.
+
+        Closes interrupted calls, rebuilds a transcript-only session, then turns the
+        Steers a stopped process never delivered into errors (pending.md). Runs no
+        model and no tool; raises ``ResumeRefused`` when the plan refuses."""
+        if self._resumed is None:
+            from mttui.graph.resume_apply import resume_session
+
+            outcome = resume_session(self.runner)
+            self.pending.settle()
+            self._resumed = Resumed(outcome.mode, list(outcome.warnings), outcome.pending)
+        return self._resumed
+
+    def run(self, text: str) -> Iterator[RunEvent]:
+        """One user turn (raises ``ApprovalPendingError`` while an approval waits)."""
+        return self.runner.run(text)
+
+    def answer(self, request: ApprovalRequested, answer: ApprovalAnswer) -> Iterator[RunEvent]:
+        """Answer ``request`` and continue the run it belongs to."""
+        return self.runner.answer_approval(request.request_id, answer.decisions,
+                                           reason=answer.reason, remember=list(answer.remember))
+
+    def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
+        """Compress the history the model sees now (``Compressed`` or a ``Notice``)."""
+        return self.runner.compact(instructions)
+
+    def stop(self) -> None:
+        """Ask the current run to stop (thread-safe; a no-op when idle)."""
+        self.runner.stop()
+
+    @property
+    def busy(self) -> bool:
+        return self.runner.busy
+
+    def close(self) -> None:
+        """``session_end`` (if this process resumed or created it), then release the
+        checkpoint db and the lock."""
+        try:
+            if self.resumed:
+                self.runner.end_session()
+            self.runner.close()
+        finally:
+            self.writer.close()

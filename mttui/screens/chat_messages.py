@@ -1,0 +1,104 @@
+"""What the chat screen's workers tell the screen (Textual's "messages up")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+
+from mttui.graph.events import ApprovalRequested
+from mttui.widgets.history_items import Marker
+
+
+@dataclass
+class Opened(Message):
+    """The session's info is loaded: markers and the last token usage to show."""
+
+    markers: list[Marker]
+    used: tuple[int, bool] | None
+
+
+@dataclass
+class Resumed(Message):
+    """The resume was applied (its warnings are in the markers now)."""
+
+    markers: list[Marker]
+    mode: str
+    warned: bool
+
+
+@dataclass
+class ReadOnly(Message):
+    """The session cannot be written here; ``unsent`` goes back into the prompt."""
+
+    reason: str
+    unsent: str = ""
+
+
+@dataclass
+class StateChanged(Message):
+    """A worker moved the run state (``idle``, ``starting``…)."""
+
+    state: str
+
+
+@dataclass
+class AskAgain(Message):
+    """An approval that was pending when the session stopped: ask it again."""
+
+    request: ApprovalRequested
+
+
+@dataclass
+class MarkersChanged(Message):
+    markers: list[Marker]
+
+
+@dataclass
+class StatusNote(Message):
+    """The status bar's note (empty: none)."""
+
+    text: str
+
+
+@dataclass
+class TitleChanged(Message):
+    """The chat bar shows a new session's title."""
+
+
+@dataclass
+class Note(Message):
+    """A one-line notification from a worker."""
+
+    text: str
+    severity: str = "information"
+    title: str = ""
+
+
+@dataclass
+class LaneRows(Message):
+    """The pending lane as a worker read it (never read on the event loop)."""
+
+    rows: list[dict[str, object]] = field(default_factory=list)
+    held: bool = False
+    live: bool = False  # rows of this process's open lane (not a read-only view)
+
+
+@dataclass
+class Accepted(Message):
+    """A queued or steered text was written: clear it from the prompt."""
+
+    text: str
+    what: str
+
+
+@dataclass
+class SendAgain(Message):
+    """A steer that was never delivered is sent again as a new message."""
+
+    text: str
+
+
+@dataclass
+class Kick(Message):
+    """The queue may run again (retry, resume)."""

@@ -55,6 +55,8 @@ class Settings:
     max_steps_per_run: int = 50
     max_retries: int = 2
     timeout: float = 120.0
+    offline_delay: float = 0.0  # seconds between the offline model's chunks (demos, tests)
+    debug: bool = False  # tracebacks of failed runs on stderr
     keys: dict[str, str] = field(default_factory=dict)
 
     def with_overrides(self, **changes: Any) -> Settings:
@@ -107,6 +109,23 @@ def _timeout(value: Any) -> float:
     return number
 
 
+def _delay(value: Any) -> float:
+    number = _to_float(value)
+    if number < 0:
+        raise ValueError("must not be negative")
+    return number
+
+
+def _debug(value: Any) -> bool:
+    # only "1" turns it on (as documented); any other value leaves it off
+    return value is True or str(value).strip() == "1"
+
+
+def debug_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """``MTTUI_DEBUG``, for the error path that runs before (or without) settings."""
+    return _debug((os.environ if environ is None else environ).get("MTTUI_DEBUG", ""))
+
+
 def _retries(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError("expected an integer")
@@ -146,6 +165,8 @@ _SPEC: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max_steps_per_run": ("MTTUI_MAX_STEPS", _to_int),
     "max_retries": ("MTTUI_MAX_RETRIES", _retries),
     "timeout": ("MTTUI_TIMEOUT", _timeout),
+    "offline_delay": ("MTTUI_OFFLINE_DELAY", _delay),
+    "debug": ("MTTUI_DEBUG", _debug),
 }
 
 

@@ -47,7 +47,7 @@ def check(home: Path, project: Path, ref: str) -> dict[str, Any]:
 
 def recheck(home: Path, project: Path, ref: str) -> dict[str, Any]:
     """The same check in this process (LangGraph is warm here: cheap)."""
-    from mttui.graph.resume_plan import check_resume
+    from mttui.graph.resume.plan import check_resume
     from mttui.session.paths import project_hash
 
     return check_resume(Layout(home), project_hash(project), ref).as_json()

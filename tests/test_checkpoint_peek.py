@@ -23,12 +23,12 @@ from resume_support import check, cli, codes
 from test_crash import POINTS, World
 from test_resume_apply import _crash_state
 
-from mttui.graph.resume_apply import resume_session
-from mttui.graph.resume_plan import check_resume, graph_state
+from mttui.graph.resume.apply import resume_session
+from mttui.graph.resume.plan import check_resume, graph_state
 from mttui.session.checkpoint_peek import PeekState, peek_state
 from mttui.session.log import dump_record
 from mttui.session.paths import Layout, project_hash
-from mttui.session.resume_check import check_log
+from mttui.session.resume.check import check_log
 
 LONG = "please remember this detail about the parser module. " * 12
 NULL_TASK = "00000000-0000-0000-0000-000000000000"

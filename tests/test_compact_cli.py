@@ -18,7 +18,7 @@ from test_compression_support import (  # noqa: F401 - fixture by name
 )
 
 from mttui.config import load_settings
-from mttui.graph.compression import is_summary
+from mttui.graph.compression.cut import is_summary
 from mttui.graph.events import RunEnded
 from mttui.graph.runner import Runner
 from mttui.session.reader import read_all

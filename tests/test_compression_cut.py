@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from mttui.graph.compress_cut import choose_cut, chunks, is_request, safe_points
+from mttui.graph.compression.cut import choose_cut, chunks, is_request, safe_points
 from mttui.graph.messages import assert_paired
 from mttui.graph.tokens import estimate_tokens
 

@@ -19,9 +19,10 @@ from test_compression_support import (  # noqa: F401 - fixture by name
     transcript,
 )
 
-from mttui.graph.compression import SUMMARY_HEADER, is_summary
+from mttui.graph.compression.cut import is_summary
+from mttui.graph.compression.summary import SUMMARY_HEADER
 from mttui.graph.events import Compressed, Notice
-from mttui.graph.resume_plan import check_resume
+from mttui.graph.resume.plan import check_resume
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
 from mttui.session.transcript import fold

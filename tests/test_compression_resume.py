@@ -24,8 +24,9 @@ from test_compression_support import (  # noqa: F401 - fixture by name
 )
 
 from mttui.config import load_settings
-from mttui.graph.compression import SUMMARY_HEADER, is_summary
-from mttui.graph.resume_apply import resume_session
+from mttui.graph.compression.cut import is_summary
+from mttui.graph.compression.summary import SUMMARY_HEADER
+from mttui.graph.resume.apply import resume_session
 from mttui.graph.runner import Runner
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService

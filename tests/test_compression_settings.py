@@ -11,7 +11,7 @@ from fake_openai import error, text
 from test_compression_support import FILLER, is_summary_message, records, routed_fixture  # noqa: F401
 
 from mttui.config import load_settings
-from mttui.graph.compression import MAX_FAILURES
+from mttui.graph.compression.auto import MAX_FAILURES
 from mttui.graph.events import Compressed, Notice
 
 LONG = FILLER * 40  # ~710 tokens by the local estimate

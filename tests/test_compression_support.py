@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI, text
 
-from mttui.graph.compress_prompt import COMPRESS_MARKER
-from mttui.graph.compression import SUMMARY_HEADER
+from mttui.graph.compression.prompt import COMPRESS_MARKER
+from mttui.graph.compression.summary import SUMMARY_HEADER
 from mttui.session.reader import read_all
 
 FILLER = "The parser keeps a table of token kinds; every kind has a fixed width. "

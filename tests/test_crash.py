@@ -2,10 +2,11 @@
 
 A scripted OpenAI-compatible server answers; the session runs in ``mttui exec``
 subprocesses, killed with SIGKILL by timing or at a named crash point
-(``MTTUI_FAULT``, test-only). For every point: ``resume-check`` gives the expected
-mode and codes without changing any file; resuming never runs a dispatched tool
-again (a marker file counts executions); the model's next request answers every
-tool call; nothing shown as sent is lost; the index equals a rebuild.
+(``MTTUI_FAULT``, armed by the test entry point ``support/fault_entry.py``). For
+every point: ``resume-check`` gives the expected mode and codes without changing
+any file; resuming never runs a dispatched tool again (a marker file counts
+executions); the model's next request answers every tool call; nothing shown as
+sent is lost; the index equals a rebuild.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from resume_support import (
     request_text,
 )
 
+FAULT_ENTRY = Path(__file__).parent / "support" / "fault_entry.py"
 MARK = "echo ran >> runs.txt; echo done-once"
 CALL = ("call_a", "shell", {"command": MARK})
 
@@ -45,7 +47,7 @@ class World:
         return env(self.home, OPENAI_BASE_URL=self.fake.url, OPENAI_API_KEY="sk-test", **extra)
 
     def start(self, *args: str, **extra: str) -> subprocess.Popen[str]:
-        return subprocess.Popen([sys.executable, "-m", "mttui.cli", "exec", "--json", *args],
+        return subprocess.Popen([sys.executable, str(FAULT_ENTRY), "exec", "--json", *args],
                                 cwd=self.project, env=self.env(**extra), text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)  # fmt: skip

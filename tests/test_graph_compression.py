@@ -6,7 +6,8 @@ from typing import Any
 
 from fake_openai import FakeOpenAI, error, text, tools
 
-from mttui.graph.compression import MAX_FAILURES, is_summary
+from mttui.graph.compression.auto import MAX_FAILURES
+from mttui.graph.compression.cut import is_summary
 from mttui.graph.events import Compressed, Notice, RunEnded
 from mttui.session.reader import read_all
 

@@ -26,7 +26,8 @@ def _end(events: list[Any]) -> RunEnded:
 
 def test_importing_the_runner_does_not_load_langgraph() -> None:
     code = (
-        "import mttui.graph.runner, mttui.graph.models, mttui.config, mttui.cli.exec, mttui.core.handle, mttui.core.drive, sys; "
+        "import mttui.graph.runner, mttui.graph.models, mttui.config, mttui.cli.exec, "
+        "mttui.core.handle, mttui.core.drive, sys; "
         "bad = [m for m in sys.modules if m.startswith(('langgraph', 'langchain', 'textual'))]; "
         "assert not bad, bad"
     )

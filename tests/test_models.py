@@ -9,7 +9,7 @@ from fake_openai import FakeOpenAI, error, hang, text, tools
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from mttui.config import Settings
-from mttui.graph.compress_prompt import compress_request
+from mttui.graph.compression.prompt import compress_request
 from mttui.graph.models import OFFLINE_HELP, ModelConfigError, describe_model_error, make_model
 from mttui.graph.models.offline import OfflineChatModel, parse_triggers
 from mttui.graph.tools import TOOL_SCHEMAS

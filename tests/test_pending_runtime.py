@@ -9,8 +9,8 @@ from typing import Any
 
 from fake_openai import FakeOpenAI, slow, text, tools
 
-from mttui.graph.events import ApprovalRequested, RunEnded, RunEvent, TextDelta
 from mttui.core.pending import PendingInputs
+from mttui.graph.events import ApprovalRequested, RunEnded, RunEvent, TextDelta
 from mttui.session.reader import read_all
 
 WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.05; done; echo done"

@@ -10,13 +10,14 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from mttui.graph.resume_apply import plan_for_runner, resume_session
-from mttui.graph.resume_plan import check_resume, refine
+from mttui.graph.resume.apply import plan_for_runner, resume_session
+from mttui.graph.resume.plan import check_resume, refine
+from mttui.session.index.schema import open_index
 from mttui.session.log import dump_record
 from mttui.session.reader import read_all
-from mttui.session.resume_check import plan_from_facts
-from mttui.session.resume_facts import index_facts, read_facts
-from mttui.session.resume_lookup import open_index, resolve
+from mttui.session.resume.check import plan_from_facts
+from mttui.session.resume.facts import index_facts, read_facts
+from mttui.session.resume.lookup import resolve
 from mttui.session.service import SessionService
 
 LONG = "please remember this detail about the parser module. " * 12

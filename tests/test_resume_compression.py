@@ -14,11 +14,12 @@ from typing import Any
 from fake_openai import FakeOpenAI, slow, text
 from resume_support import check, codes, env, events, index_equals_rebuild, log_records, recheck
 
-from mttui.graph.compression import SUMMARY_HEADER, is_summary
-from mttui.graph.resume_apply import resume_session
-from mttui.graph.resume_plan import check_resume
+from mttui.graph.compression.cut import is_summary
+from mttui.graph.compression.summary import SUMMARY_HEADER
+from mttui.graph.resume.apply import resume_session
+from mttui.graph.resume.plan import check_resume
 from mttui.session.reader import read_all
-from mttui.session.resume_check import check_session
+from mttui.session.resume.check import check_session
 from mttui.session.service import SessionService
 
 LONG = "please remember this detail about the parser module. " * 12

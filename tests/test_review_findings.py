@@ -10,8 +10,8 @@ from typing import Any
 from fake_openai import FakeOpenAI, text, tools
 
 from mttui.graph.events import ApprovalRequested
-from mttui.graph.resume_apply import plan_for_runner, resume_session
-from mttui.graph.resume_plan import check_resume
+from mttui.graph.resume.apply import plan_for_runner, resume_session
+from mttui.graph.resume.plan import check_resume
 from mttui.session.reader import read_all
 from mttui.session.service import SessionService
 

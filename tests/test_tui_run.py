@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from test_tui_support import (  # noqa: F401 - fixtures by name
     SIZE,
     make_app,
@@ -134,10 +133,8 @@ async def test_tool_call_denied_with_a_reason(service: SessionService) -> None:
     assert not (service.project / "should-not-exist").exists()
 
 
-async def test_escape_stops_a_streaming_answer(service: SessionService,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MTTUI_OFFLINE_DELAY", "0.05")
-    app = make_app(service, open_browser=False)
+async def test_escape_stops_a_streaming_answer(service: SessionService) -> None:
+    app = make_app(service, open_browser=False, settings=settings(offline_delay=0.05))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         chat = app.screen

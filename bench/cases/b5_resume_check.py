@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mttui.session.paths import ensure_dir, project_hash
 from mttui.session.reader import ReadStats
-from mttui.session.resume_check import check_session, plan_from_log
+from mttui.session.resume.check import check_session, plan_from_log
 from mttui.session.service import SessionService
 from mttui.session.transcript import fold
 
@@ -85,7 +85,7 @@ def _checkpoint(home: Path, project: Path, sid: str) -> None:
     service = SessionService(home, project)
     with service.open_writer(sid) as writer:
         runner = Runner.for_service(service, writer, load_settings({"provider": "offline"}))
-        from mttui.graph.resume_apply import plan_for_runner, rebuild
+        from mttui.graph.resume.apply import plan_for_runner, rebuild
 
         _, facts = plan_for_runner(runner)
         messages, _ = rebuild(facts)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import IntEnum
 
@@ -23,9 +22,10 @@ class Exit(IntEnum):
 
 def report_error(exc: BaseException) -> int:
     """One line on stderr and the exit code of cli.md (traceback with MTTUI_DEBUG=1)."""
+    from mttui.config import debug_enabled
     from mttui.session.errors import SessionLocked, SessionNotFound
 
-    if os.environ.get("MTTUI_DEBUG") == "1":
+    if debug_enabled():
         import traceback
 
         traceback.print_exception(exc)

@@ -5,10 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
-
-from mttui.session.records import parse_timestamp
 
 
 def emit_json(obj: Any) -> None:
@@ -27,18 +24,6 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         cells = [c.ljust(widths[i]) if i < len(row) - 1 else c for i, c in enumerate(row)]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
-
-
-def relative_time(stamp: str, now: datetime | None = None) -> str:
-    """``5m ago``-style age of an ISO timestamp."""
-    when = parse_timestamp(stamp)
-    if when is None:
-        return stamp
-    seconds = max(0, int(((now or datetime.now(UTC)) - when).total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return "just now"
 
 
 def clip(text: str, width: int) -> str:

@@ -9,12 +9,14 @@ import argparse
 import os
 import sys
 import time
+from datetime import UTC, datetime
 
 from mttui.session.models import SNIPPET_END, SNIPPET_START
 from mttui.session.service import SessionService
+from mttui.session.times import relative_time
 
 from .errors import Exit
-from .output import clip, emit_json, relative_time, table, visible
+from .output import clip, emit_json, table, visible
 
 
 def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
@@ -31,6 +33,7 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
               " (try --all-projects)"))
         return 0
     rows = []
+    now = datetime.now(UTC)
     for s in page.sessions:
         st = s.status
         badges = " ".join(
@@ -41,7 +44,7 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
                 f"✗{st.corrupt_lines}" if st.corrupt_lines else "",
             ) if b
         )
-        rows.append([s.id, relative_time(s.updated_at), str(s.message_count),
+        rows.append([s.id, relative_time(s.updated_at, now), str(s.message_count),
                      s.model or "-", badges, clip(s.title or "(untitled)", 60)])
     print(visible(table(["ID", "UPDATED", "MSGS", "MODEL", "STATUS", "TITLE"], rows)))
     if page.next_cursor:

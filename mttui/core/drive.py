@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from mttui.graph.events import ApprovalRequested, Notice, RunEnded, RunEvent
-from mttui.session.errors import MttuiError
 from mttui.session.pending import PendingError
 
 from .handle import ApprovalAnswer, SessionHandle
@@ -124,5 +123,3 @@ def resume_queue(handle: SessionHandle, *, emit: Emit, ask: Approver,
     yield from drain(handle, emit=emit, ask=ask, stop=stop)
 
 
-class NotWritable(MttuiError):
-    """The session cannot be written by this process (one-line reason)."""

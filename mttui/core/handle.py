@@ -98,7 +98,7 @@ class SessionHandle:
 
         Raises ``SessionNotFound``, ``SessionLocked``, and ``ResumeRefused`` when the
         log alone refuses a resume (nothing is written then)."""
-        from mttui.graph.resume_apply import check_resumable
+        from mttui.graph.resume.apply import check_resumable
 
         info = service.resolve(ref)
         if info.project_hash != service.project_hash:
@@ -143,7 +143,7 @@ class SessionHandle:
         Steers a stopped process never delivered into errors (pending.md). Runs no
         model and no tool; raises ``ResumeRefused`` when the plan refuses."""
         if self._resumed is None:
-            from mttui.graph.resume_apply import resume_session
+            from mttui.graph.resume.apply import resume_session
 
             outcome = resume_session(self.runner)
             self.pending.settle()

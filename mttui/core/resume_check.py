@@ -4,7 +4,7 @@ LangGraph is imported only when the light reader does not recognise it."""
 
 from __future__ import annotations
 
-from mttui.session.resume_check import ResumePlan, check_log, mark_locked
+from mttui.session.resume.check import ResumePlan, check_log, mark_locked
 from mttui.session.service import SessionService
 
 
@@ -15,7 +15,7 @@ def check(service: SessionService, ref: str) -> tuple[ResumePlan, bool]:
     if facts is None:
         return plan, False
     if plan.mode == "execution":
-        from mttui.graph.resume_plan import refine_from_checkpoint
+        from mttui.graph.resume.plan import refine_from_checkpoint
 
         plan = refine_from_checkpoint(plan, facts, service.layout)
     mark_locked(plan, facts.path)

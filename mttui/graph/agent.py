@@ -2,89 +2,33 @@
 tool_execution → observation (→ compression …).
 
 Imported only when a run starts (it pulls in LangGraph and LangChain). Nodes are
-closures over a :class:`GraphContext`: the model, the journal and the stop flag
-live in the process, never in the checkpoint.
+closures over a :class:`~mttui.graph.context.GraphContext`: the model, the journal
+and the stop flag live in the process, never in the checkpoint.
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
-from langgraph.graph.message import add_messages
 from langgraph.types import interrupt
 
 from mttui.session.records import new_id
 
 from . import pending_node as steers
-from .compression import make_node
-from .journal import Journal
+from .compression.auto import make_node
+from .context import GraphContext
 from .messages import assert_paired, new_message_id, to_record
 from .reasoning import call_model
+from .state import AgentState
 from .tools import decide, execute_tool, risk_of
 
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
-class AgentState(TypedDict, total=False):
-    messages: Annotated[list[AnyMessage], add_messages]
-    pending_tool_calls: list[dict[str, Any]]
-    completed_tool_calls: list[dict[str, Any]]
-    approval_requests: list[dict[str, Any]]
-    needs_human_approval: bool
-    run_id: str
-    step_count: int
-    stop_reason: str | None  # None | stopped | step_limit | error
-    error: str | None
-
-
-@dataclass
-class GraphContext:
-    """Process-side things the nodes use (never checkpointed)."""
-
-    model: Any  # a chat model with the tools bound
-    project: Path
-    journal: Journal
-    system_prompt: str
-    approval: str = "ask"
-    max_steps: int = 50
-    grace: float = 2.0
-    base_url: str | None = None
-    remembered: set[str] = field(default_factory=set)
-    stop: threading.Event = field(default_factory=threading.Event)
-    summarizer: Any = None  # the model without tools, for compression summaries
-    token_limit: int = 128_000
-    compression_threshold: float = 0.5
-    auto_compress: bool = True
-    compress_failures: int = 0
-    steers: Any = None  # pending inputs whose Steers join at safe boundaries (pending_node)
-
-
-def make_context(
-    settings: Any,
-    raw_model: Any,
-    *,
-    project: Path,
-    journal: Journal,
-    remembered: set[str],
-    stop: threading.Event,
-    grace: float,
-) -> GraphContext:
-    """The context of one runner: ``raw_model`` gets the tools bound; settings are copied."""
-    from .prompt import system_prompt
-    from .tools import TOOL_SCHEMAS
-
-    return GraphContext(
-        model=raw_model.bind_tools(TOOL_SCHEMAS), summarizer=raw_model, project=project,
-        journal=journal, system_prompt=system_prompt(project), approval=settings.approval,
-        max_steps=settings.max_steps_per_run, grace=grace, base_url=settings.base_url,
-        remembered=remembered, stop=stop, token_limit=settings.token_limit,
-        compression_threshold=settings.compression_threshold,
-        auto_compress=settings.auto_compress,
-    )  # fmt: skip
+    from .state import AgentGraph
 
 
 MESSAGES_DENIED = "denied: the user did not approve this call; it was not run"
@@ -92,7 +36,7 @@ MESSAGES_POLICY = "denied: approval mode 'deny' refuses calls that would need ap
 MESSAGES_CANCELLED = "cancelled: the run was stopped before this call started; it was not run"
 
 
-def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
+def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> AgentGraph:
     """Compile the agent graph for ``ctx`` with ``checkpointer``."""
 
     def reasoning(state: AgentState) -> dict[str, Any]:
@@ -105,7 +49,7 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
         messages = list(state.get("messages", []))
         assert_paired(messages)  # before EVERY model call; raises, never repairs
         sent = [SystemMessage(content=ctx.system_prompt), *steers.merge_user_turns(messages)]
-        result = call_model(ctx.model, sent, ctx.stop, emit, base_url=ctx.base_url)
+        result = call_model(ctx.tool_model, sent, ctx.stop, emit, base_url=ctx.base_url)
         if result.error is not None:
             # display-only: the error line goes to the transcript, not to the model
             record = {
@@ -114,15 +58,16 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
                 "content": result.error,
                 "status": "error",
             }
-            ctx.journal.message(emit, record)
+            ctx.run_journal.message(emit, record)
             return {"stop_reason": "error", "error": result.error, "step_count": steps + 1}
         ai = result.message
+        assert ai is not None  # no error: call_model made the message
         if result.interrupted and not ai.content:
             # stopped before the first word: nothing was said, nothing to keep
             return {"stop_reason": "stopped", "step_count": steps + 1}
         status = "interrupted" if result.interrupted else "sent"
         record = to_record(ai, status=status, usage=result.usage)
-        ctx.journal.message(emit, record, estimated=result.estimated)
+        ctx.run_journal.message(emit, record, estimated=result.estimated)
         update: dict[str, Any] = {"messages": [ai], "step_count": steps + 1}
         update["stop_reason"] = "stopped" if result.interrupted else None
         return update
@@ -201,7 +146,7 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
             if entry["status"] == "approved" and ctx.stop.is_set():
                 entry["status"] = "cancelled"
             if entry["status"] == "approved":
-                ctx.journal.dispatch(emit, run_id, entry)  # fsynced before the side effect
+                ctx.run_journal.dispatch(emit, run_id, entry)  # fsynced before the side effect
                 res = execute_tool(
                     ctx.project,
                     entry["tool_name"],
@@ -227,7 +172,7 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
                 if status in ("success", "denied")
                 else ("interrupted" if status in ("interrupted", "cancelled") else "error")
             )
-            ctx.journal.outcome(
+            ctx.run_journal.outcome(
                 emit, run_id, entry, status, to_record(msg, status=shown, tool_status=status)
             )
             out_messages.append(msg)
@@ -274,7 +219,7 @@ def build_graph(ctx: GraphContext, checkpointer: Any) -> Any:
     return g.compile(checkpointer=checkpointer)
 
 
-def user_input(text: str, message_id: str, run_id: str) -> dict[str, Any]:
+def user_input(text: str, message_id: str, run_id: str) -> AgentState:
     """The graph input of a new user turn: resets the per-run counters."""
     return {
         "messages": [HumanMessage(content=text, id=message_id)],

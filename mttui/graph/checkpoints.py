@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from mttui.session import checkpoint_store
 from mttui.session.paths import FILE_MODE, ensure_dir, secure_file
 
 BUSY_TIMEOUT_S = 10.0
@@ -44,38 +45,11 @@ def open_saver(path: Path) -> Any:
 
 
 def prune_thread(saver: Any, thread_id: str, keep: int = 1) -> int:
-    """Delete all but the newest ``keep`` checkpoints of ``thread_id``; returns how many went.
-
-    Checkpoint ids are time-ordered (uuid6), so "newest" is the largest id.
-    """
+    """Delete all but the newest ``keep`` checkpoints of ``thread_id``; returns how many went."""
     with saver.cursor() as cur:
-        cur.execute(
-            "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? "
-            "ORDER BY checkpoint_id DESC",
-            (thread_id,),
-        )
-        rows = cur.fetchall()
-        kept_per_ns: dict[str, int] = {}
-        doomed: list[tuple[str, str]] = []
-        for ns, cid in rows:
-            kept_per_ns[ns] = kept_per_ns.get(ns, 0) + 1
-            if kept_per_ns[ns] > keep:
-                doomed.append((ns, cid))
-        for ns, cid in doomed:
-            cur.execute(
-                "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? "
-                "AND checkpoint_id = ?",
-                (thread_id, ns, cid),
-            )
-            cur.execute(
-                "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? "
-                "AND checkpoint_id = ?",
-                (thread_id, ns, cid),
-            )
-    return len(doomed)
+        return checkpoint_store.prune_thread(cur, thread_id, keep)
 
 
 def checkpoint_count(saver: Any, thread_id: str) -> int:
     with saver.cursor(transaction=False) as cur:
-        cur.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (thread_id,))
-        return int(cur.fetchone()[0])
+        return checkpoint_store.count(cur, thread_id)

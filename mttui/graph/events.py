@@ -5,6 +5,7 @@ The CLI prints them as JSON lines; the UI turns them into Textual messages.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,3 +117,6 @@ RunEvent = (
     | Notice
     | PendingChanged
 )
+
+# where a node or the journal hands its events (LangGraph's stream writer, a list's append)
+Emit = Callable[[RunEvent], None]

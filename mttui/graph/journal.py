@@ -7,9 +7,7 @@ on disk.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,10 +15,8 @@ from typing import Any
 from mttui.session.reader import iter_lines, parse_line
 from mttui.session.writer import SessionWriter
 
-from .events import MessageAdded, ToolDispatched, ToolFinished, UsageUpdated
+from .events import Compressed, Emit, MessageAdded, ToolDispatched, ToolFinished, UsageUpdated
 from .messages import arguments_sha256
-
-Emit = Callable[[Any], None]
 
 
 class Journal:
@@ -40,7 +36,7 @@ class Journal:
             self.stats.output_tokens += int(usage.get("output_tokens") or 0)
             emit(UsageUpdated(usage["input_tokens"], usage["output_tokens"], estimated))
 
-    def compression(self, emit: Emit, record: dict[str, Any], event: Any) -> None:
+    def compression(self, emit: Emit, record: dict[str, Any], event: Compressed) -> None:
         """``compression`` — appended only once the summary exists."""
         self.writer.append("compression", **record)
         emit(event)
@@ -98,8 +94,6 @@ class LogFacts:
     stats: SessionStats = field(default_factory=SessionStats)
     remembered: set[str] = field(default_factory=set)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_id -> record
-    decided: set[str] = field(default_factory=set)
-    dispatched: set[str] = field(default_factory=set)  # call ids with a tool_dispatch record
 
 
 _USAGE = re.compile(rb'"role":"assistant".*"usage":\{"input_tokens":(\d+),"output_tokens":(\d+)')
@@ -126,9 +120,6 @@ def scan_log(path: Path) -> LogFacts:
                 facts.stats.output_tokens += int(m.group(2))
         elif b'"type":"tool_dispatch"' in head:
             facts.stats.tool_calls += 1
-            rec = parse_line(raw)
-            if rec and rec.get("call_id"):
-                facts.dispatched.add(str(rec["call_id"]))
         elif b'"type":"run_start"' in head:
             rec = parse_line(raw)
             if rec and not rec.get("continues"):
@@ -136,14 +127,9 @@ def scan_log(path: Path) -> LogFacts:
         elif b'"type":"approval_request"' in head:
             rec = parse_line(raw)
             if rec and rec.get("request_id"):
-                facts.requests[rec["request_id"]] = rec
+                facts.requests[rec["request_id"]] = dict(rec)
         elif b'"type":"approval_decision"' in head:
             rec = parse_line(raw)
             if rec:
-                facts.decided.add(str(rec.get("request_id")))
                 facts.remembered.update(str(t) for t in rec.get("remember") or [])
     return facts
-
-
-def dumps_args(arguments: Any) -> str:
-    return json.dumps(arguments, ensure_ascii=False, sort_keys=True)

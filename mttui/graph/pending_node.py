@@ -10,20 +10,27 @@ adds them as user messages; the next model call answers in a new message.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .context import GraphContext
+from .state import AgentState, Node  # LangGraph reads the node's state type at runtime
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage, HumanMessage
 
 NODE = "steer"
 
 
-def route(ctx: Any, otherwise: str) -> str:
+def route(ctx: GraphContext, otherwise: str) -> str:
     """``steer`` when Steers wait (and the run is not stopping), else ``otherwise``."""
-    source = getattr(ctx, "steers", None)
+    source = ctx.steers
     if source is None or ctx.stop.is_set():
         return otherwise
     return NODE if source.waiting() else otherwise
 
 
-def after(state: dict[str, Any]) -> str:
+def after(state: AgentState) -> str:
     """Continue with a model call only if the node took something."""
     from langgraph.graph import END
 
@@ -34,7 +41,7 @@ def after(state: dict[str, Any]) -> str:
 STEER_MARK = "mttui_steer"
 
 
-def steer_message(msg: dict[str, Any]) -> Any:
+def steer_message(msg: dict[str, Any]) -> HumanMessage:
     """The LangChain message of a taken Steer (same id as in the transcript)."""
     from langchain_core.messages import HumanMessage
 
@@ -42,16 +49,16 @@ def steer_message(msg: dict[str, Any]) -> Any:
                         additional_kwargs={STEER_MARK: True})  # fmt: skip
 
 
-def merge_user_turns(messages: list[Any]) -> list[Any]:
+def merge_user_turns(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     """What the model is sent: the Steers of one batch as one user message, texts
     joined by a blank line (pending.md). The checkpoint keeps them apart, so their
     ids stay those of the transcript."""
     from langchain_core.messages import HumanMessage
 
-    out: list[Any] = []
+    out: list[BaseMessage] = []
     for msg in messages:
-        prev: Any = out[-1] if out else None
-        if (_steer(msg) and _steer(prev) and isinstance(msg.content, str)
+        prev = out[-1] if out else None
+        if (prev is not None and _steer(msg) and _steer(prev) and isinstance(msg.content, str)
                 and isinstance(prev.content, str)):
             out[-1] = HumanMessage(content=f"{prev.content}\n\n{msg.content}", id=prev.id)
         else:
@@ -59,15 +66,16 @@ def merge_user_turns(messages: list[Any]) -> list[Any]:
     return out
 
 
-def _steer(msg: Any) -> bool:
+def _steer(msg: BaseMessage) -> bool:
     return bool(getattr(msg, "additional_kwargs", {}).get(STEER_MARK))
 
 
-def make_node(ctx: Any) -> Any:
+def make_node(ctx: GraphContext) -> Node:
+    """The ``steer`` node: adds the Steers it takes as user messages."""
     from langgraph.config import get_stream_writer
 
-    def steer(state: dict[str, Any]) -> dict[str, Any]:
-        source = getattr(ctx, "steers", None)
+    def steer(state: AgentState) -> dict[str, Any]:
+        source = ctx.steers
         taken = [] if source is None else source.take(get_stream_writer(), state.get("run_id"))
         return {"messages": [steer_message(m) for m in taken]}
 

@@ -10,27 +10,38 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .events import TextDelta
+from .events import Emit, TextDelta
 from .messages import content_text, new_message_id
 from .models.errors import describe_model_error
 from .tokens import estimate_tokens, text_tokens
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.messages import AIMessage, BaseMessage
+    from langchain_core.runnables import Runnable
+
+    ChatRunnable = Runnable[LanguageModelInput, BaseMessage]
 
 POLL_S = 0.05
 
 
 @dataclass
 class ModelResult:
-    message: Any = None  # AIMessage with our id (None on error)
+    message: AIMessage | None = None  # with our id (None on error)
     usage: dict[str, Any] | None = None
     estimated: bool = False
     interrupted: bool = False
     error: str | None = None
 
 
-def _pump(model: Any, messages: list[Any], stop: threading.Event, out: queue.Queue[Any]) -> None:
+def _pump(
+    model: ChatRunnable, messages: Sequence[BaseMessage], stop: threading.Event,
+    out: queue.Queue[Any],
+) -> None:  # fmt: skip
     try:
         for chunk in model.stream(messages):
             out.put(("chunk", chunk))
@@ -43,10 +54,10 @@ def _pump(model: Any, messages: list[Any], stop: threading.Event, out: queue.Que
 
 
 def call_model(
-    model: Any,
-    messages: list[Any],
+    model: ChatRunnable,
+    messages: Sequence[BaseMessage],
     stop: threading.Event,
-    emit: Any,
+    emit: Emit,
     *,
     base_url: str | None = None,
 ) -> ModelResult:

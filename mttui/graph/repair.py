@@ -10,10 +10,16 @@ them (``update_state(as_node="tool_execution")``) and into the log as
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .journal import Emit, Journal
+from .events import Emit
+from .journal import Journal
 from .messages import new_message_id, to_record
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+    from .state import AgentGraph
 
 INTERRUPTED_TEXT = (
     "interrupted: the process stopped while this tool was running; it was not run again"
@@ -22,7 +28,8 @@ CANCELLED_TEXT = "cancelled: the run ended before this call started; it was not 
 
 
 def open_tool_calls(messages: list[Any]) -> list[dict[str, Any]]:
-    """Tool calls of assistant messages that have no tool message yet, in order."""
+    """Tool calls of assistant messages that have no tool message yet, in order
+    (duck-typed: the light checkpoint reader's messages are not LangChain's)."""
     answered = {m.tool_call_id for m in messages if getattr(m, "type", "") == "tool"}
     return [
         call
@@ -34,8 +41,8 @@ def open_tool_calls(messages: list[Any]) -> list[dict[str, Any]]:
 
 
 def close_open_calls(
-    graph: Any,
-    config: dict[str, Any],
+    graph: AgentGraph,
+    config: RunnableConfig,
     journal: Journal,
     emit: Emit,
     *,

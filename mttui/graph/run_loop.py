@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from .checkpoints import prune_thread
 from .events import ApprovalRequested, MessageAdded, Notice, RunEnded, RunEvent
+from .live import LiveThread
 from .messages import ToolPairingError, new_message_id
 
 if TYPE_CHECKING:
-    from .runner import Runner
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.types import Interrupt, StreamMode
 
+    from .state import AgentGraph, GraphInput
+
+MODES: list[StreamMode] = ["custom", "updates"]
 STEP_LIMIT_TEXT = (
     "step limit reached: {n} model calls in this run (max_steps_per_run); "
     "send a message to continue"
@@ -24,14 +27,15 @@ class _Seen:
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
-        self.interrupts: list[Any] = []
+        self.interrupts: list[Interrupt] = []
 
 
-def _stream(graph: Any, graph_input: Any, config: dict[str, Any], seen: _Seen) -> Iterator[Any]:
+def _stream(
+    graph: AgentGraph, graph_input: GraphInput, config: RunnableConfig, seen: _Seen
+) -> Iterator[RunEvent]:
     seen.interrupts = []
-    for mode, chunk in graph.stream(
-        graph_input, config, stream_mode=["custom", "updates"], durability="sync"
-    ):
+    for part in graph.stream(graph_input, config, stream_mode=MODES, durability="sync"):
+        mode, chunk = cast("tuple[str, Any]", part)  # several modes: (mode, chunk) pairs
         if mode == "custom":
             yield chunk
             continue
@@ -42,47 +46,40 @@ def _stream(graph: Any, graph_input: Any, config: dict[str, Any], seen: _Seen) -
                 seen.values.update(update)
 
 
-def drive_recorded(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
+def drive_recorded(live: LiveThread, graph_input: GraphInput, run_id: str) -> Iterator[RunEvent]:
     """:func:`drive` plus the records it implies: ``approval_request`` (once per request
     id; one asked again after a restart is not re-recorded) and ``run_end``."""
     end: RunEnded | None = None
     request: ApprovalRequested | None = None
-    for event in drive(runner, graph_input, run_id):
+    for event in drive(live, graph_input, run_id):
         if isinstance(event, ApprovalRequested):
             request = event
-            if event.request_id not in runner._written_requests:
-                runner.writer.append(
-                    "approval_request",
-                    request_id=event.request_id,
-                    run_id=event.run_id,
-                    tool_calls=event.tool_calls,
-                )
-                runner._written_requests.add(event.request_id)
+            live.approvals.record(live.writer, event.request_id, event.run_id, event.tool_calls)
         if isinstance(event, RunEnded):
             end = event
             continue
         yield event
     assert end is not None
-    runner._ended(end, request)
+    live.approvals.ended(end, request)
     fields: dict[str, Any] = {"run_id": run_id, "status": end.status}
     if end.error:
         fields["error"] = end.error
-    runner.writer.append("run_end", **fields)
+    live.writer.append("run_end", **fields)
     yield end
 
 
-def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
+def drive(live: LiveThread, graph_input: GraphInput, run_id: str) -> Iterator[RunEvent]:
     """Yield the run's events, ending with a :class:`RunEnded` (not yet written to the log)."""
     from langgraph.types import Command
 
-    graph, config = runner.graph, runner.config
+    graph, config = live.graph, live.config
     error: str | None = None
     try:
         try:
             seen = _Seen()
             yield from _stream(graph, graph_input, config, seen)
             # A stop that raced with tool_routing: cancel the calls instead of asking.
-            while runner.stopping and seen.interrupts:
+            while live.stopping and seen.interrupts:
                 request = seen.interrupts[0].value
                 cancel = {c["call_id"]: "cancel" for c in request.get("tool_calls", [])}
                 resume = {"request_id": request.get("request_id"), "decisions": cancel}
@@ -91,11 +88,11 @@ def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
             error = f"refusing to call the model: {exc}"
         except Exception as exc:  # a bug or an I/O failure: end the run, keep the session
             error = f"run failed: {type(exc).__name__}: {exc}"
-            if os.environ.get("MTTUI_DEBUG") == "1":
+            if live.debug:
                 import traceback
 
                 traceback.print_exc()
-            yield from _close_after_failure(runner, run_id)
+            yield from _close_after_failure(live, run_id)
         if error is not None:
             record = {
                 "id": new_message_id(),
@@ -103,29 +100,19 @@ def drive(runner: Runner, graph_input: Any, run_id: str) -> Iterator[RunEvent]:
                 "content": error,
                 "status": "error",
             }
-            runner.writer.append("transcript_message", message=record)
+            live.writer.append("transcript_message", message=record)
             yield MessageAdded(record)
-            _prune(runner)
+            live.prune()
             yield RunEnded(run_id, "error", error)
             return
         yield from _ending(seen, run_id)
-        problem = _prune(runner)
+        problem = live.prune()
         if problem:
             yield Notice("warning", problem)
     except GeneratorExit:
         # The consumer went away (a closed pipe, a stop): prune quietly, never yield here.
-        _prune(runner)
+        live.prune()
         raise
-
-
-def _prune(runner: Runner) -> str | None:
-    """Drop the thread's old checkpoints; a failure is reported, never raised."""
-    try:
-        if runner.writer.thread_id:
-            prune_thread(runner._saver, runner.writer.thread_id)
-    except Exception as exc:  # pruning is housekeeping; never fail a run for it
-        return f"could not prune old checkpoints: {exc}"
-    return None
 
 
 def _ending(state: _Seen, run_id: str) -> Iterator[RunEvent]:
@@ -153,18 +140,18 @@ def _ending(state: _Seen, run_id: str) -> Iterator[RunEvent]:
         yield RunEnded(run_id, "completed")
 
 
-def _close_after_failure(runner: Runner, run_id: str) -> Iterator[RunEvent]:
+def _close_after_failure(live: LiveThread, run_id: str) -> Iterator[RunEvent]:
     """After an unexpected failure, answer the calls it left open (never re-run them)."""
     from .repair import close_open_calls
 
-    events: list[Any] = []
+    events: list[RunEvent] = []
     try:
         close_open_calls(
-            runner.graph,
-            runner.config,
-            runner.journal,
+            live.graph,
+            live.config,
+            live.journal,
             events.append,
-            dispatched=runner.journal.open_dispatches,
+            dispatched=live.journal.open_dispatches,
             run_id=run_id,
         )
     except Exception as exc:

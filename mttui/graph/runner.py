@@ -20,31 +20,33 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mttui.session.errors import MttuiError
+from mttui.config import Settings
 from mttui.session.records import new_id
 from mttui.session.writer import SessionWriter
 
-from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEnded, RunEvent, RunStarted
+from .approvals import ApprovalLedger
+from .context import GraphContext, SteerSource, make_context
+from .errors import ApprovalPendingError, RunnerError
+from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEvent, RunStarted
 from .journal import Journal, scan_log
+from .live import LiveThread
 
 if TYPE_CHECKING:
-    from mttui.config import Settings
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
     from mttui.session.service import SessionService
 
-ModelFactory = Callable[["Settings"], Any]
+    from .state import AgentGraph, GraphInput
+
+__all__ = ["ApprovalPendingError", "ModelFactory", "Runner", "RunnerError"]
+
+ModelFactory = Callable[[Settings], "BaseChatModel"]
 DECISIONS = ("approve", "deny")
-
-
-class RunnerError(MttuiError):
-    """The runner cannot do what was asked (one-line message)."""
-
-
-class ApprovalPendingError(RunnerError):
-    """A new input while an approval waits: answer it first (the input must be queued)."""
 
 
 class Runner:
@@ -68,22 +70,25 @@ class Runner:
         self._factory = model_factory
         self._stop = threading.Event()
         self._busy = threading.Lock()
-        self._graph: Any = None
-        self._saver: Any = None
-        self._ctx: Any = None
+        self._graph: AgentGraph | None = None
+        self._saver: SqliteSaver | None = None
+        self._ctx: GraphContext | None = None
         facts = scan_log(writer.path)
         self.journal = Journal(writer)
         self.journal.stats = facts.stats
         self.remembered: set[str] = set(facts.remembered)
-        self._written_requests: set[str] = set(facts.requests)
-        # the pending approval as of our last run (saves a full state load per turn)
-        self._pending: ApprovalRequested | None = None
-        self._pending_known = False
-        self.steers: Any = None  # see attach_steers
+        self.approvals = ApprovalLedger(written=set(facts.requests))
+        self.steers: SteerSource | None = None  # see attach_steers
 
     @classmethod
     def for_service(
-        cls, service: SessionService, writer: SessionWriter, settings: Settings, **kw: Any
+        cls,
+        service: SessionService,
+        writer: SessionWriter,
+        settings: Settings,
+        *,
+        model_factory: ModelFactory | None = None,
+        grace: float = 2.0,
     ) -> Runner:
         """A runner on ``writer`` with the checkpoint db and project of ``service``."""
         return cls(
@@ -91,7 +96,8 @@ class Runner:
             settings,
             checkpoints_path=service.checkpoints_path(),
             project=service.project,
-            **kw,
+            model_factory=model_factory,
+            grace=grace,
         )
 
     # -- setup -----------------------------------------------------------------
@@ -99,7 +105,7 @@ class Runner:
         """Import LangGraph, build the model, open the checkpoint db (idempotent)."""
         if self._graph is not None:
             return
-        from .agent import build_graph, make_context
+        from .agent import build_graph
         from .checkpoints import open_saver
         from .models import ModelConfigError, make_model
 
@@ -123,12 +129,13 @@ class Runner:
         self._graph = build_graph(self._ctx, self._saver)
 
     @property
-    def graph(self) -> Any:
+    def graph(self) -> AgentGraph:
         self.prepare()
+        assert self._graph is not None
         return self._graph
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> RunnableConfig:
         if not self.writer.thread_id:
             raise RunnerError("this session has no thread id; it cannot continue execution")
         return {"configurable": {"thread_id": self.writer.thread_id}}
@@ -152,32 +159,27 @@ class Runner:
     # -- the public operations --------------------------------------------------
     def pending_approval(self) -> ApprovalRequested | None:
         """The approval the checkpoint waits for (asked again after a restart), if any."""
-        if self._pending_known:
-            return self._pending
+        ledger = self.approvals
+        if ledger.known:
+            return ledger.pending
         state = self.graph.get_state(self.config)
-        self._pending = None
+        ledger.pending = None
         for intr in state.interrupts or ():
             value = intr.value
             if isinstance(value, dict) and value.get("request_id"):
-                self._pending = ApprovalRequested(
+                ledger.pending = ApprovalRequested(
                     value["request_id"],
                     value.get("run_id") or "",
                     list(value.get("tool_calls") or []),
                     asked_again=True,
                 )
                 break
-        self._pending_known = True
-        return self._pending
+        ledger.known = True
+        return ledger.pending
 
     def invalidate(self) -> None:
         """Forget cached execution state (call after changing the checkpoint directly)."""
-        self._pending_known = False
-
-    def _ended(self, end: RunEnded, request: ApprovalRequested | None) -> None:
-        """Remember how the last run ended (saves loading the state for the next one)."""
-        waiting = end.status == "awaiting_approval" and request is not None
-        self._pending = replace(request, asked_again=True) if waiting and request else None
-        self._pending_known = True
+        self.approvals.forget()
 
     def run(self, text: str, *, message_id: str | None = None) -> Iterator[RunEvent]:
         """One user turn. Raises :class:`ApprovalPendingError` while an approval waits."""
@@ -208,9 +210,8 @@ class Runner:
         head: list[tuple[str, dict[str, Any]]] = [("run_start", {"run_id": run_id}), record]
         yield from self._drive(graph_input, run_id, head, [MessageAdded(u) for u in users])
 
-    def attach_steers(self, source: Any) -> None:
-        """The pending inputs whose Steers the graph takes at its safe boundaries
-        (``pending_runtime.PendingInputs``: ``waiting()``, ``take(emit)``)."""
+    def attach_steers(self, source: SteerSource) -> None:
+        """The pending inputs whose Steers the graph takes at its safe boundaries."""
         self.steers = source
         if self._ctx is not None:
             self._ctx.steers = source
@@ -244,7 +245,7 @@ class Runner:
         self.remembered.update(remember)
         decided = ApprovalDecided(request_id, full, reason, remember)
         answer = {"request_id": request_id, "decisions": full, "reason": reason}
-        resume: Any = Command(resume=answer)
+        resume: Command[str] = Command(resume=answer)
         run_id = pending.run_id or new_id("run")
         head: list[tuple[str, dict[str, Any]]] = [
             ("run_start", {"run_id": run_id, "continues": request_id})
@@ -255,7 +256,7 @@ class Runner:
         """Manual compression (``/compact``): yields ``Compressed``, or a ``Notice`` when
         there is nothing to compress. Raises :class:`RunnerError` when the summary fails
         (nothing is changed then) or while a run or an approval is pending."""
-        from .compression import compact_thread
+        from .compression.manual import compact_thread
 
         self._begin()
         self.prepare()
@@ -264,7 +265,7 @@ class Runner:
         if not self._busy.acquire(blocking=False):
             raise RunnerError("a run is already active in this session")
         try:
-            yield from compact_thread(self, instructions)
+            yield from compact_thread(self._live(), instructions)
         finally:
             self._busy.release()
 
@@ -288,16 +289,25 @@ class Runner:
 
     def close(self) -> None:
         """Close the checkpoint connection (the writer stays the caller's)."""
-        self._pending_known = False
+        self.approvals.forget()
         if self._saver is not None:
             self._saver.conn.close()
             self._saver = None
             self._graph = None
 
     # -- driving the graph ------------------------------------------------------
+    def _live(self) -> LiveThread:
+        """What one operation needs of the prepared graph (see :mod:`.live`)."""
+        config = self.config  # no thread id: fail before anything is written
+        graph = self.graph
+        assert self._saver is not None and self._ctx is not None
+        return LiveThread(graph, self._saver, self._ctx, self.writer,
+                          config["configurable"]["thread_id"], self.approvals,
+                          debug=self.settings.debug)  # fmt: skip
+
     def _drive(
         self,
-        graph_input: Any,
+        graph_input: GraphInput,
         run_id: str,
         head: list[tuple[str, dict[str, Any]]],
         first: list[RunEvent],
@@ -308,16 +318,16 @@ class Runner:
 
         if not self._busy.acquire(blocking=False):
             raise RunnerError("a run is already active in this session")
-        self._pending_known = False
+        self.approvals.forget()
         try:
-            _ = self.config  # no thread id: fail before anything is written
+            live = self._live()
             if before_start:
                 yield from first
             self.writer.append_many(head)
             yield RunStarted(run_id)
             if not before_start:
                 yield from first
-            yield from drive_recorded(self, graph_input, run_id)
+            yield from drive_recorded(live, graph_input, run_id)
         except GeneratorExit:
             # The caller walked away mid-run: let the nodes wind down quickly. Nothing
             # is written here (a node thread may still be appending); iterate to the

@@ -1,6 +1,6 @@
 """The resume verdict shown in the browser's preview: read-only, no LangGraph.
 
-Uses the log-only resume plan (``mttui.session.resume_check``). Very long
+Uses the log-only resume plan (``mttui.session.resume.check``). Very long
 sessions are not read in full for a preview; their badges speak instead.
 """
 
@@ -21,7 +21,7 @@ def quick_verdict(service: Any, info: SessionInfo) -> Verdict:
         return _from_badges(info, "long session: full check when opened "
                                   "(or run mttui resume-check)")
     try:
-        from mttui.session.resume_check import check_session
+        from mttui.session.resume.check import check_session
     except ImportError:  # pragma: no cover - the planner is part of the package
         return _from_badges(info, "")
     try:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import binascii
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from .checkpoint_store import CheckpointRow, WriteRow, newest_checkpoint
 
 CHECKPOINT_VERSION = 4  # the checkpoint layout this reader knows (``Checkpoint["v"]``)
 START, TASKS, BRANCH = "__start__", "__pregel_tasks", "branch:to:"
@@ -54,13 +54,13 @@ class PeekMessage:
 
     id: str | None
     type: str  # human | ai | tool | system
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[dict[str, object]] = field(default_factory=list)
     tool_call_id: str | None = None
 
 
 @dataclass(frozen=True)
 class PeekInterrupt:
-    value: Any
+    value: object
     id: str
 
 
@@ -70,7 +70,7 @@ class PeekState:
 
     ``next`` lists the same nodes as ``get_state``, not necessarily in its order."""
 
-    values: dict[str, Any]
+    values: dict[str, object]
     next: tuple[str, ...]
     interrupts: tuple[PeekInterrupt, ...]
 
@@ -80,37 +80,20 @@ class _Opaque:
     """A decoded extension the planner never reads (a datetime, a UUID, …)."""
 
     code: int
-    args: Any
+    args: object
 
 
 def peek_state(db_path: Path, thread_id: str) -> PeekState | None:
     """The newest checkpoint of ``thread_id`` as ``get_state`` would show it, or ``None``
     when the file, the thread or the format is not one this reader is sure about."""
-    if not db_path.exists():
-        return None  # (connecting would create it)
-    conn = None
     try:
-        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
-        conn.execute("BEGIN")  # one read snapshot: a commit cannot split row and writes
-        row = conn.execute(
-            "SELECT checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE "
-            "thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
-            (thread_id,)).fetchone()  # fmt: skip
-        if row is None:
-            return None
-        writes = conn.execute(
-            "SELECT task_id, channel, type, value, task_path, idx FROM writes "
-            "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-            (thread_id, row[0])).fetchall()  # fmt: skip
-        return _state(row, writes)
+        found = newest_checkpoint(db_path, thread_id)
+        return None if found is None else _state(*found)
     except Exception:  # Unrecognised, an SQL error, a blob that does not decode, a
         return None  # missing module: LangGraph decides what it means
-    finally:
-        if conn is not None:
-            conn.close()  # (ends the read transaction; nothing was written)
 
 
-def _state(row: Any, writes: list[Any]) -> PeekState:
+def _state(row: CheckpointRow, writes: list[WriteRow]) -> PeekState:
     checkpoint_id, type_, blob, metadata = row
     if type_ != "msgpack":
         raise Unrecognised(f"checkpoint type {type_!r}")
@@ -143,10 +126,10 @@ def _state(row: Any, writes: list[Any]) -> PeekState:
 
 
 def _channels(
-    channel_values: dict[str, Any], versions: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, str]]:
+    channel_values: dict[str, object], versions: dict[str, object]
+) -> tuple[dict[str, object], dict[str, str]]:
     """The state values, and ``{node: trigger channel}`` of every set trigger."""
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     triggers: dict[str, str] = {}
     for name in {*channel_values, *versions}:
         if not isinstance(name, str):
@@ -172,7 +155,7 @@ def _channels(
 
 
 def _tasks(checkpoint_id: str, step: int, triggers: dict[str, str],
-           versions: dict[str, Any], seen: dict[str, Any]) -> dict[str, str]:
+           versions: dict[str, object], seen: dict[str, object]) -> dict[str, str]:
     """``{task id: node}`` of the nodes the checkpoint triggers (``prepare_next_tasks``)."""
     if not versions:
         return {}
@@ -196,7 +179,7 @@ def _tasks(checkpoint_id: str, step: int, triggers: dict[str, str],
     return tasks
 
 
-def _writes(writes: list[Any], tasks: dict[str, str]) -> tuple[PeekInterrupt, ...]:
+def _writes(writes: list[WriteRow], tasks: dict[str, str]) -> tuple[PeekInterrupt, ...]:
     """The pending interrupts; a finished task, or a write of no task here, is refused."""
     found: dict[str, list[PeekInterrupt]] = {}
     for task_id, channel, type_, value, _path, _idx in sorted(
@@ -212,15 +195,16 @@ def _writes(writes: list[Any], tasks: dict[str, str]) -> tuple[PeekInterrupt, ..
             raise Unrecognised("a finished task")  # its writes would change the state
         if channel == INTERRUPT:
             items = decoded if isinstance(decoded, list) else [decoded]
-            if not all(isinstance(i, PeekInterrupt) for i in items):
+            interrupts = [i for i in items if isinstance(i, PeekInterrupt)]
+            if len(interrupts) != len(items):
                 raise Unrecognised("interrupt")
-            found.setdefault(task_id, []).extend(items)
+            found.setdefault(task_id, []).extend(interrupts)
     if len(found) > 1:  # their order would follow the graph's node order
         raise Unrecognised("interrupts of several tasks")
     return tuple(i for items in found.values() for i in items)
 
 
-def _load(type_: str, value: Any) -> Any:
+def _load(type_: str, value: bytes) -> object:
     if type_ in PLAIN_TYPES:
         return None
     if type_ != "msgpack":
@@ -228,13 +212,13 @@ def _load(type_: str, value: Any) -> Any:
     return _unpack(value)
 
 
-def _unpack(data: bytes) -> Any:
+def _unpack(data: bytes) -> object:
     import ormsgpack
 
     return ormsgpack.unpackb(data, ext_hook=_ext, option=ormsgpack.OPT_NON_STR_KEYS)
 
 
-def _ext(code: int, data: bytes) -> Any:
+def _ext(code: int, data: bytes) -> object:
     """Extensions as ``JsonPlusSerializer`` writes them: messages and interrupts are
     read; other known constructors stay opaque; anything else is refused."""
     if code not in KNOWN_EXT:
@@ -253,7 +237,7 @@ def _ext(code: int, data: bytes) -> Any:
     return _Opaque(code, args)
 
 
-def _message(name: str, fields: Any) -> PeekMessage:
+def _message(name: str, fields: object) -> PeekMessage:
     kind = MESSAGE_TYPES.get(name)
     if kind is None or not isinstance(fields, dict) or fields.get("type") != kind:
         raise Unrecognised(f"message {name}")
@@ -283,7 +267,7 @@ def _message(name: str, fields: Any) -> PeekMessage:
         for c in calls])  # fmt: skip
 
 
-def _plain(value: Any) -> bool:
+def _plain(value: object) -> bool:
     """JSON-like data only: nothing LangGraph would have turned into an object."""
     if isinstance(value, dict):
         return all(_plain(v) for v in value.values())

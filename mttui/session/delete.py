@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
-from pathlib import Path
-from typing import Any
 
-from .index.ingest import _transaction, ingest_file, remove_session_rows
+from . import checkpoint_store
+from .index.ingest import ingest_file, remove_session_rows, transaction
+from .index.schema import SessionRow
 from .lock import SessionLock, SessionLocked, is_locked, lock_path_for
 from .paths import Layout
 
@@ -28,36 +28,10 @@ class SimulatedCrash(Exception):
     """Raised by ``crash_after`` in tests, standing in for a process killed mid-delete."""
 
 
-def delete_checkpoints(db_path: Path, thread_ids: list[str]) -> None:
-    """Remove every LangGraph ``SqliteSaver`` row of the given threads.
-
-    Plain ``sqlite3`` on the saver's own tables (``checkpoints`` and ``writes``,
-    keyed by ``thread_id``), so deleting never needs LangGraph. A missing or
-    unreadable database is not an error: the session must stay deletable.
-    """
-    if not thread_ids or not db_path.exists():
-        return
-    marks = ",".join("?" * len(thread_ids))
-    try:
-        conn = sqlite3.connect(db_path, timeout=5)
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-            with conn:
-                for table in ("checkpoints", "writes"):
-                    if table in tables:
-                        conn.execute(
-                            f"DELETE FROM {table} WHERE thread_id IN ({marks})", thread_ids
-                        )
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        log.warning("checkpoints of %s not deleted: %s", db_path.name, exc)
-
-
 def delete_session(
     conn: sqlite3.Connection,
     layout: Layout,
-    row: dict[str, Any],
+    row: SessionRow,
     *,
     crash_after: str | None = None,
 ) -> None:
@@ -73,7 +47,7 @@ def delete_session(
         if lock.held:
             # Ingest the last records first: a late session_update may name a thread.
             ingest_file(conn, layout, path, tail_is_final=True)
-        with _transaction(conn):
+        with transaction(conn):
             conn.execute("UPDATE sessions SET deleting = 1 WHERE sess = ?", (row["sess"],))
         _maybe_crash(crash_after, "mark")
         threads = [
@@ -82,7 +56,7 @@ def delete_session(
         ]
         if row.get("thread_id") and row["thread_id"] not in threads:
             threads.append(row["thread_id"])
-        delete_checkpoints(layout.checkpoints_path(row["project_hash"]), threads)
+        checkpoint_store.delete_threads(layout.checkpoints_path(row["project_hash"]), threads)
         _maybe_crash(crash_after, "checkpoints")
         path.unlink(missing_ok=True)
         _maybe_crash(crash_after, "unlink")
@@ -91,12 +65,12 @@ def delete_session(
     with contextlib.suppress(FileNotFoundError):
         if not path.exists():
             lock_path_for(path).unlink()
-    with _transaction(conn):
+    with transaction(conn):
         remove_session_rows(conn, row["sess"])
     _maybe_crash(crash_after, "index")
 
 
-def finish_delete(conn: sqlite3.Connection, layout: Layout, row: dict[str, Any]) -> None:
+def finish_delete(conn: sqlite3.Connection, layout: Layout, row: SessionRow) -> None:
     """Complete a delete found half-done; leave it while someone writes the file."""
     path = layout.history_root / row["path"]
     if path.exists() and is_locked(path):

@@ -18,27 +18,26 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
+from . import checkpoint_store
 from .delete import finish_delete
 from .index.ingest import rel_path, session_files, session_row
-from .models import DoctorReport
-from .paths import DIR_MODE, FILE_MODE
+from .models import DoctorReport, Problem, ReindexResult
+from .paths import DIR_MODE, FILE_MODE, Layout
 from .pending import message_of
 from .reader import ReadStats, read_all
+from .record_types import Record
 from .records import parse_session_filename
-from .resume_check import checkpoint_threads, plan_from_log
+from .resume.check import plan_from_log
 from .transcript import fold
 
-if TYPE_CHECKING:
-    from .service import SessionService
 
-
-def _problem(sid: str | None, code: str, message: str) -> dict[str, Any]:
+def _problem(sid: str | None, code: str, message: str) -> Problem:
     return {"session_id": sid, "code": code, "message": message}
 
 
-def _index_problems(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+def _index_problems(conn: sqlite3.Connection) -> list[Problem]:
     try:
         ok = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         if ok:
@@ -50,10 +49,10 @@ def _index_problems(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     return [] if ok else [_problem(None, "index_corrupt", "the index fails its integrity check")]
 
 
-def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]]:
+def check(
+    layout: Layout, conn: sqlite3.Connection
+) -> tuple[int, list[Problem], list[str]]:
     """``(sessions checked, problems, paths with bad permissions)``."""
-    layout = service.layout
-    conn = service._db()
     problems = _index_problems(conn)
     indexed = {
         r[1]: r
@@ -70,7 +69,7 @@ def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]
         records, stats = read_all(path)
         phash = path.parent.name
         if phash not in threads:
-            threads[phash] = checkpoint_threads(layout.checkpoints_path(phash))
+            threads[phash] = checkpoint_store.thread_ids(layout.checkpoints_path(phash))
         problems += _resume_verdict(sid, records, stats, threads[phash])
         if stats.corrupt_lines:
             problems.append(
@@ -112,8 +111,8 @@ def check(service: SessionService) -> tuple[int, list[dict[str, Any]], list[str]
 
 
 def _resume_verdict(
-    sid: str, records: list[dict[str, Any]], stats: ReadStats, threads: set[str]
-) -> list[dict[str, Any]]:
+    sid: str, records: list[Record], stats: ReadStats, threads: set[str]
+) -> list[Problem]:
     """The resume verdict as a problem, when resuming would lose something."""
     t = fold(records)
     plan = plan_from_log(sid, t, stats, checkpoint_found=(t.thread_id or "") in threads)
@@ -126,22 +125,30 @@ def _resume_verdict(
     return [_problem(sid, plan.refusal["code"], f"{what}: {plan.refusal['message']}")]
 
 
-def run_doctor(service: SessionService, *, repair: bool) -> DoctorReport:
-    checked, problems, bad_modes = check(service)
-    repaired: list[dict[str, Any]] = []
+def run_doctor(
+    layout: Layout,
+    conn: sqlite3.Connection,
+    reindex: Callable[[], ReindexResult],
+    *,
+    repair: bool,
+) -> DoctorReport:
+    """Check (and with ``repair``, repair) with the index connection ``conn``;
+    ``reindex`` rebuilds the index (the service's, so its freshness is kept)."""
+    checked, problems, bad_modes = check(layout, conn)
+    repaired: list[Problem] = []
     if not repair:
         return DoctorReport(checked, problems, repaired)
-    conn = service._db()
     for p in problems:
-        if p["code"] == "delete_unfinished":
-            row = session_row(conn, p["session_id"])
+        sid = p["session_id"]
+        if p["code"] == "delete_unfinished" and sid is not None:
+            row = session_row(conn, sid)
             if row is not None:
-                finish_delete(conn, service.layout, row)
-                repaired.append(_problem(p["session_id"], "delete_finished", "delete completed"))
+                finish_delete(conn, layout, row)
+                repaired.append(_problem(sid, "delete_finished", "delete completed"))
     for name in bad_modes:
         os.chmod(name, DIR_MODE if os.path.isdir(name) else FILE_MODE)
         repaired.append(_problem(None, "permissions", f"{os.path.basename(name)} fixed"))
-    result = service.reindex()
+    result = reindex()
     repaired.append(
         _problem(
             None,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from .lock import SessionLock
 from .paths import FILE_MODE
@@ -14,7 +13,7 @@ from .reader import last_seq
 from .records import iso_timestamp
 
 
-def dump_record(record: dict[str, Any]) -> bytes:
+def dump_record(record: Mapping[str, object]) -> bytes:
     """One record as a single UTF-8 line (``ensure_ascii=False``, ``\\n``-terminated)."""
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
@@ -65,21 +64,23 @@ class SessionLog:
     def last_seq(self) -> int:
         return self._seq
 
-    def append(self, type_: str, **fields: Any) -> dict[str, Any]:
+    def append(self, type_: str, **fields: object) -> dict[str, object]:
         """Append one record and fsync it; returns the record as written."""
         return self.append_many([(type_, fields)])[0]
 
-    def append_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    def append_many(
+        self, items: Iterable[tuple[str, dict[str, object]]]
+    ) -> list[dict[str, object]]:
         """Append several records with a single fsync (nothing acts between them)."""
         if self._fd is None:
             raise ValueError("session log is closed")
         if self._torn:  # a failed write left part of a line: end it first
             _terminate_torn_tail(self.path)
             self._torn = False
-        records: list[dict[str, Any]] = []
+        records: list[dict[str, object]] = []
         for type_, fields in items:
             self._seq += 1
-            rec = {
+            rec: dict[str, object] = {
                 "type": type_,
                 "seq": self._seq,
                 "timestamp": iso_timestamp(),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
+
+from .record_types import ToolCall, Usage
 
 SearchScope = Literal["session", "project", "all"]
 
@@ -18,13 +20,26 @@ class SessionStatus:
     queued: int = 0
     corrupt_lines: int = 0
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         return {
             "awaiting_approval": self.awaiting_approval,
             "interrupted_tools": self.interrupted_tools,
             "queued": self.queued,
             "corrupt_lines": self.corrupt_lines,
         }
+
+    def describe(self) -> list[tuple[str, str]]:
+        """``(badge, words)`` for each active badge (the preview spells them out)."""
+        out = []
+        if self.awaiting_approval:
+            out.append(("⏸", "awaiting approval"))
+        if self.interrupted_tools:
+            out.append(("⚠", f"{self.interrupted_tools} interrupted tool call(s)"))
+        if self.queued:
+            out.append(("⧗", f"{self.queued} queued input(s)"))
+        if self.corrupt_lines:
+            out.append(("✗", f"{self.corrupt_lines} corrupt line(s) skipped"))
+        return out
 
 
 @dataclass(frozen=True)
@@ -46,7 +61,7 @@ class SessionInfo:
     compression_count: int = 0
     status: SessionStatus = field(default_factory=SessionStatus)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         return {
             "id": self.id,
             "title": self.title,
@@ -78,13 +93,13 @@ class MessageRow:
     content: str
     status: str
     created_at: str
-    tool_calls: list[dict[str, Any]] | None = None
+    tool_calls: list[ToolCall] | None = None
     tool_call_id: str | None = None
     name: str | None = None
-    usage: dict[str, Any] | None = None
+    usage: Usage | None = None
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "seq": self.seq,
             "id": self.id,
             "role": self.role,
@@ -127,7 +142,7 @@ class SearchHit:
     score: float
     created_at: str = ""
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         return {
             "session_id": self.session_id,
             "session_title": self.session_title,
@@ -154,7 +169,7 @@ class ReindexResult:
     corrupt_lines: int
     seconds: float
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         return {
             "sessions": self.sessions,
             "messages": self.messages,
@@ -163,15 +178,23 @@ class ReindexResult:
         }
 
 
+class Problem(TypedDict):
+    """One finding (or repair) of ``doctor``."""
+
+    session_id: str | None
+    code: str
+    message: str
+
+
 @dataclass(frozen=True)
 class DoctorReport:
     """What ``doctor`` found (and, with repair, fixed). Problems: session_id, code, message."""
 
     sessions_checked: int
-    problems: list[dict[str, Any]] = field(default_factory=list)
-    repaired: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    repaired: list[Problem] = field(default_factory=list)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         return {
             "sessions_checked": self.sessions_checked,
             "problems": list(self.problems),

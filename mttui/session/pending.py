@@ -21,13 +21,14 @@ in-memory overlay of the process that opened the session (pending.md "restart").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from .errors import MttuiError
 from .reader import iter_lines, parse_line
+from .record_types import Message
 
 CAPACITY = 10
 # Queue items that still wait to run (``held`` is only ever an overlay of ``waiting``).
@@ -43,23 +44,26 @@ class PendingError(MttuiError):
     """A refused pending-input operation (one line; nothing was written)."""
 
 
-def message_of(rec: dict[str, Any]) -> dict[str, Any] | None:
+def message_of(rec: Mapping[str, object]) -> Message | None:
     """The transcript message a record adds (``transcript_message``, ``pending_steer``,
     ``pending_take``), else ``None``."""
     msg = rec.get("message")
-    return msg if rec.get("type") in MESSAGE_TYPES and isinstance(msg, dict) else None
+    if rec.get("type") in MESSAGE_TYPES and isinstance(msg, dict):
+        return cast(Message, msg)
+    return None
 
 
-def read_ids(rec: dict[str, Any]) -> list[str]:
+def read_ids(rec: Mapping[str, object]) -> list[str]:
     """The message ids a ``pending_read`` record marks read (and moves to its position)."""
     ids = rec.get("message_ids") if rec.get("type") == "pending_read" else None
     return [str(i) for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
 
-def _item_id(rec: dict[str, Any]) -> str | None:
-    for key in ("item_id", "pending_id", "id"):
-        if isinstance(rec.get(key), str):
-            return str(rec[key])
+def _item_id(rec: Mapping[str, object]) -> str | None:
+    for key in ("item_id", "pending_id", "id"):  # older spellings last
+        value = rec.get(key)
+        if isinstance(value, str):
+            return value
     return None
 
 
@@ -75,10 +79,12 @@ class Item:
     message_id: str | None = None
     error: str | None = None
 
-    def as_json(self, position: int | None, held: bool = False) -> dict[str, Any]:
+    def as_json(self, position: int | None, held: bool = False) -> dict[str, object]:
         state = "held" if held and self.state == "waiting" else self.state
-        out = {"id": self.id, "mode": self.mode, "text": self.text, "state": state,
-               "position": position, "created_at": self.created_at}  # fmt: skip
+        out: dict[str, object] = {
+            "id": self.id, "mode": self.mode, "text": self.text, "state": state,
+            "position": position, "created_at": self.created_at,
+        }  # fmt: skip
         if self.message_id:
             out["message_id"] = self.message_id
         if self.error:
@@ -95,7 +101,7 @@ class Lane:
         self.by_message: dict[str, str] = {}  # message id -> unread steer item id
 
     @classmethod
-    def fold(cls, records: Iterable[dict[str, Any]]) -> Lane:
+    def fold(cls, records: Iterable[Mapping[str, object]]) -> Lane:
         lane = cls()
         for rec in records:
             lane.apply(rec)
@@ -120,7 +126,7 @@ class Lane:
         return self.queue() + self.steers("unread", "failed")
 
     def view(self, held: set[str] | frozenset[str] = frozenset(),
-             stale: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+             stale: set[str] | frozenset[str] = frozenset()) -> list[dict[str, object]]:
         """Active items as ``queue list --json`` shows them: ``held`` waiting items are
         shown held, ``stale`` unread steers (a previous process's) as failed."""
         out = []
@@ -139,7 +145,7 @@ class Lane:
         return found[0] if len(found) == 1 else None
 
     # -- transitions -------------------------------------------------------------
-    def apply(self, rec: dict[str, Any], ts: str | None = None) -> list[str]:
+    def apply(self, rec: Mapping[str, object], ts: str | None = None) -> list[str]:
         """Apply one record; returns the ids of the items it changed (or removed).
 
         Items in a final state (taken, read) never change again except by
@@ -161,7 +167,7 @@ class Lane:
             if item is not None:
                 return []
             steer = kind == "pending_steer" or rec.get("mode") == "steer"
-            msg: dict[str, Any] = message_of(rec) or {}
+            msg: Message = message_of(rec) or {}
             new = Item(item_id, "steer" if steer else "queue", str(rec.get("text") or ""),
                        "unread" if steer else "waiting", when,
                        str(msg["id"]) if msg.get("id") else None)  # fmt: skip
@@ -177,10 +183,11 @@ class Lane:
             self._drop(item_id)
             return [item_id]
         queued = item.mode == "queue" and item.state in ("waiting", "needs_retry")
-        if kind == "pending_edit" and queued and isinstance(rec.get("text"), str):
-            item.text = rec["text"]
-        elif kind == "pending_move" and queued and isinstance(rec.get("position"), int):
-            self._place(item_id, rec["position"])
+        text, position = rec.get("text"), rec.get("position")
+        if kind == "pending_edit" and queued and isinstance(text, str):
+            item.text = text
+        elif kind == "pending_move" and queued and isinstance(position, int):
+            self._place(item_id, position)
         elif kind == "pending_take" and queued:
             taken = message_of(rec)
             if taken is not None:
@@ -202,7 +209,7 @@ class Lane:
             return []
         return [item_id]
 
-    def _message_update(self, rec: dict[str, Any]) -> list[str]:
+    def _message_update(self, rec: Mapping[str, object]) -> list[str]:
         item_id = self.by_message.get(str(rec.get("message_id") or ""))
         if item_id is None or rec.get("status") != "error":
             return []

@@ -7,8 +7,9 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import cast
 
+from .record_types import Record
 from .records import KNOWN_TYPES
 
 _CHUNK = 1 << 20
@@ -28,7 +29,7 @@ class ReadStats:
     corrupt_offsets: list[int] = field(default_factory=list)
 
 
-def parse_line(raw: bytes) -> dict[str, Any] | None:
+def parse_line(raw: bytes) -> Record | None:
     """A record from one raw line, or ``None`` when the line is corrupt."""
     try:
         rec = json.loads(raw.decode("utf-8"))
@@ -38,7 +39,7 @@ def parse_line(raw: bytes) -> dict[str, Any] | None:
         return None
     if not isinstance(rec.get("type"), str) or not isinstance(rec.get("seq"), int):
         return None
-    return rec
+    return cast(Record, rec)  # the contract's shape; fields are checked where they are used
 
 
 def iter_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:
@@ -68,6 +69,21 @@ def iter_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:
             yield offset, rest, False
 
 
+def reversed_lines(path: Path, chunk: int = 65536) -> Iterator[bytes]:
+    """The file's lines from the last to the first."""
+    with open(path, "rb") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        rest = b""
+        while end > 0:
+            start = max(0, end - chunk)
+            fh.seek(start)
+            buf = fh.read(end - start) + rest
+            lines = buf.split(b"\n")
+            rest = lines[0] if start > 0 else b""
+            yield from reversed(lines if start == 0 else lines[1:])
+            end = start
+
+
 def read_records(
     path: Path,
     start: int = 0,
@@ -75,7 +91,7 @@ def read_records(
     prev_seq: int = 0,
     tail_is_final: bool = True,
     stats: ReadStats | None = None,
-) -> Iterator[tuple[int, dict[str, Any]]]:
+) -> Iterator[tuple[int, Record]]:
     """Yield ``(byte offset, record)`` for every readable record from ``start``.
 
     Corrupt lines (garbage, invalid UTF-8, missing ``type``/``seq``) are counted
@@ -109,14 +125,14 @@ def read_records(
         yield offset, rec
 
 
-def read_all(path: Path) -> tuple[list[dict[str, Any]], ReadStats]:
+def read_all(path: Path) -> tuple[list[Record], ReadStats]:
     """Every readable record of a log, with the read's statistics."""
     stats = ReadStats()
     records = [rec for _, rec in read_records(path, stats=stats)]
     return records, stats
 
 
-def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:
+def read_record_at(path: Path, offset: int) -> Record | None:
     """The record whose line starts at ``offset`` (for paging by stored offsets)."""
     with open(path, "rb") as fh:
         fh.seek(offset)
@@ -124,7 +140,7 @@ def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:
     return parse_line(line.rstrip(b"\n")) if line.endswith(b"\n") else None
 
 
-def first_record(path: Path) -> dict[str, Any] | None:
+def first_record(path: Path) -> Record | None:
     """The first readable record (normally ``session_start``)."""
     for _, rec in read_records(path):
         return rec

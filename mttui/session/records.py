@@ -6,35 +6,9 @@ import re
 import uuid
 from datetime import UTC, datetime
 
-RECORD_VERSION = 1
+from .record_types import RECORD_TYPES
 
-KNOWN_TYPES = frozenset(
-    {
-        "session_start",
-        "transcript_message",
-        "message_update",
-        "run_start",
-        "run_end",
-        "approval_request",
-        "approval_decision",
-        "tool_dispatch",
-        "tool_outcome",
-        "compression",
-        "session_update",
-        "session_resumed",
-        "session_end",
-        "pending_add",
-        "pending_edit",
-        "pending_move",
-        "pending_remove",
-        "pending_take",
-        "pending_read",
-        "pending_fail",
-        "pending_steer",
-        "pending_retry",
-        "pending_held",
-    }
-)
+KNOWN_TYPES = frozenset(RECORD_TYPES)
 
 _FILE_RE = re.compile(r"^session-(\d{8}-\d{6})-([0-9a-f]{12})\.jsonl$")
 

@@ -7,16 +7,19 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from .delete import delete_session, finish_delete
+from .doctor import run_doctor
 from .errors import MttuiError, SessionNotFound
 from .export import export_jsonl, export_markdown
 from .index import ingest, queries
 from .index.ingest import ingest_file, rel_path, session_row
-from .index.schema import connect
+from .index.schema import SessionRow, connect
+from .index.search import ScopeKey
 from .index.search import search as index_search
 from .log import SessionLog
+from .markers import Marker, scan_markers
 from .models import (
     DoctorReport,
     HistoryPage,
@@ -29,8 +32,10 @@ from .models import (
 )
 from .paths import Layout, ensure_dir, project_hash
 from .reader import ReadStats, first_record, read_all, read_records
+from .record_types import Record
 from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
+from .usage import last_usage
 from .writer import SessionWriter
 
 APP_VERSION = "0.1.0"
@@ -205,7 +210,7 @@ class SessionService:
             self.catch_up(all_projects=all_projects)
         return conn
 
-    def _row(self, session_id: str) -> dict[str, Any]:
+    def _row(self, session_id: str) -> SessionRow:
         """The session's index row, refreshed from its file; raises ``SessionNotFound``."""
         conn = self._ensure_fresh()
         row = session_row(conn, session_id)
@@ -288,7 +293,7 @@ class SessionService:
         if scope not in ("session", "project", "all"):
             raise MttuiError(f"unknown search scope {scope!r} (use session, project or all)")
         with self._lock:
-            key: Any = None
+            key: ScopeKey = None
             if session_id is not None or scope == "session":
                 if session_id is None:
                     raise MttuiError("searching one session needs its id")
@@ -298,11 +303,19 @@ class SessionService:
             conn = self._ensure_fresh(scope == "all")
             return index_search(conn, query, scope=cast(SearchScope, scope), key=key, limit=limit)
 
-    def records(self, session_id: str) -> tuple[list[dict[str, Any]], ReadStats]:
+    def records(self, session_id: str) -> tuple[list[Record], ReadStats]:
         """Every readable record of a session, with what the read skipped."""
         with self._lock:
             path = self.layout.history_root / self._row(session_id)["path"]
         return read_all(path)
+
+    def markers(self, session_id: str) -> list[Marker]:
+        """The session's compression and resume markers, placed among its messages."""
+        return scan_markers(self.get(session_id).path)
+
+    def last_usage(self, session_id: str) -> tuple[int, bool] | None:
+        """``(tokens, estimated)``: the newest assistant usage in the last 50 messages."""
+        return last_usage(self.history(session_id, limit=50))
 
     def export(self, session_id: str, fmt: str = "markdown") -> Iterator[str]:
         """The session as ``markdown`` or ``jsonl`` text chunks (streamed)."""
@@ -362,7 +375,5 @@ class SessionService:
     def doctor(self, repair: bool = False) -> DoctorReport:
         """Check every log against the index; ``repair`` finishes deletes, fixes
         permissions and rebuilds the index."""
-        from .doctor import run_doctor
-
         with self._lock:
-            return run_doctor(self, repair=repair)
+            return run_doctor(self.layout, self._db(), self.reindex, repair=repair)

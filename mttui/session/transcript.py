@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from .pending import QUEUED_STATES, Lane, message_of, read_ids
+from .record_types import (
+    ApprovalRequest,
+    Compression,
+    Message,
+    Record,
+    ToolDispatch,
+)
 
 __all__ = ["QUEUED_STATES", "Transcript", "fold", "in_model_view"]
 
 
-def in_model_view(message: dict[str, Any]) -> bool:
+def in_model_view(message: Mapping[str, object]) -> bool:
     """Whether a transcript message is part of what the model sees.
 
     Error lines (a failed model call, an undelivered steer) and unread steers are
@@ -27,14 +34,14 @@ class Transcript:
     session_id: str | None = None
     thread_id: str | None = None
     thread_ids: list[str] = field(default_factory=list)
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    last_compression: dict[str, Any] | None = None
+    messages: list[Message] = field(default_factory=list)
+    last_compression: Compression | None = None
     # messages appended after the last compression record (by position in ``messages``)
     after_compression_from: int = 0
     compressions: int = 0
-    open_requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    open_requests: dict[str, ApprovalRequest] = field(default_factory=dict)
     decided: dict[str, dict[str, str]] = field(default_factory=dict)
-    dispatched: dict[str, dict[str, Any]] = field(default_factory=dict)
+    dispatched: dict[str, ToolDispatch] = field(default_factory=dict)
     outcomes: dict[str, str] = field(default_factory=dict)
     remembered_tools: set[str] = field(default_factory=set)
     has_start: bool = False
@@ -48,7 +55,7 @@ class Transcript:
         """Queue items that still wait to run (held after a restart)."""
         return [i.id for i in self.pending.queue()]
 
-    def model_view(self) -> tuple[str | None, list[dict[str, Any]]]:
+    def model_view(self) -> tuple[str | None, list[Message]]:
         """``(summary, messages)`` the model sees: summary + kept + everything after."""
         if self.last_compression is None:
             return None, list(self.messages)
@@ -80,7 +87,7 @@ class Transcript:
 
 
 def fold(
-    records: Iterable[dict[str, Any]], *, seed: list[dict[str, Any]] | None = None
+    records: Iterable[Record], *, seed: list[Message] | None = None
 ) -> Transcript:
     """Fold records (in file order) into a :class:`Transcript`.
 
@@ -88,8 +95,8 @@ def fold(
     with the messages its first ``compression`` record kept).
     """
     t = Transcript()
-    t.messages = [dict(m) for m in seed or []]
-    by_id: dict[str, dict[str, Any]] = {m.get("id", ""): m for m in t.messages}
+    t.messages = [Message(**m) for m in seed or []]
+    by_id: dict[str, Message] = {m.get("id", ""): m for m in t.messages}
     for rec in records:
         kind = rec.get("type")
         if kind == "session_start":
@@ -101,8 +108,8 @@ def fold(
         elif kind == "session_update" and rec.get("thread_id"):
             t.thread_id = rec["thread_id"]
             t.thread_ids.append(rec["thread_id"])
-        elif message_of(rec) is not None:  # also a steer, a taken queue item (pending.md)
-            msg = dict(rec["message"])
+        elif (found := message_of(rec)) is not None:  # also a steer, a taken queue item
+            msg = Message(**found)
             msg.setdefault("created_at", rec.get("timestamp"))
             if msg.get("id") in by_id:  # a duplicate append: keep the first
                 continue
@@ -116,11 +123,11 @@ def fold(
                         target[key] = rec[key]
             t.pending.apply(rec)
         elif kind == "compression":
-            t.last_compression = rec
+            t.last_compression = cast(Compression, rec)
             t.after_compression_from = len(t.messages)
             t.compressions += 1
         elif kind == "approval_request":
-            t.open_requests[rec.get("request_id", "")] = rec
+            t.open_requests[rec.get("request_id", "")] = cast(ApprovalRequest, rec)
             t.requests_seen.add(rec.get("request_id", ""))
         elif kind == "approval_decision":
             rid = rec.get("request_id", "")
@@ -128,7 +135,7 @@ def fold(
             t.decided[rid] = dict(rec.get("decisions") or {})
             t.remembered_tools.update(rec.get("remember") or [])
         elif kind == "tool_dispatch":
-            t.dispatched[rec.get("call_id", "")] = rec
+            t.dispatched[rec.get("call_id", "")] = cast(ToolDispatch, rec)
             t.dispatch_names[rec.get("call_id", "")] = str(rec.get("tool_name") or "")
         elif kind == "tool_outcome":
             t.outcomes[rec.get("call_id", "")] = rec.get("status", "")
@@ -143,7 +150,7 @@ def fold(
     return t
 
 
-def _move_read(t: Transcript, by_id: dict[str, dict[str, Any]], rec: dict[str, Any]) -> None:
+def _move_read(t: Transcript, by_id: dict[str, Message], rec: Record) -> None:
     """Steers taken by a run: read, and placed where the run read them (after the
     assistant message they interrupted), as the index numbers them."""
     for mid in read_ids(rec):

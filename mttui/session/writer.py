@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 from .log import SessionLog
 
@@ -42,16 +41,19 @@ class SessionWriter:
     def path(self) -> Path:
         return self.log.path
 
-    def append(self, type_: str, **fields: Any) -> dict[str, Any]:
+    def append(self, type_: str, **fields: object) -> dict[str, object]:
         """Append one record (fsynced) and update the index; returns the record."""
         return self.append_many([(type_, fields)])[0]
 
-    def append_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    def append_many(
+        self, items: Iterable[tuple[str, dict[str, object]]]
+    ) -> list[dict[str, object]]:
         with self._lock:
             records = self.log.append_many(items)
             for rec in records:
-                if rec["type"] == "session_update" and rec.get("thread_id"):
-                    self.thread_id = rec["thread_id"]
+                thread_id = rec.get("thread_id")
+                if rec["type"] == "session_update" and thread_id and isinstance(thread_id, str):
+                    self.thread_id = thread_id
             if self._on_append is not None:
                 self._on_append(self.log.path)
             return records

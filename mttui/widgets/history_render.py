@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.strip import Strip
 
-from ..graph.compress_prompt import snapshot_markdown
+from ..graph.compression.prompt import snapshot_markdown
 from .history_items import Item
 from .text import full_args, literal, short_args, tokens
 

@@ -5,29 +5,25 @@ Importing this package is cheap: LangChain is imported only by :func:`make_model
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .errors import describe_model_error
+from .errors import ModelConfigError, describe_model_error
 from .offline_text import OFFLINE_HELP
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from mttui.config import Settings
 
 __all__ = ["OFFLINE_HELP", "ModelConfigError", "describe_model_error", "make_model"]
 
 
-class ModelConfigError(Exception):
-    """The provider cannot be used with these settings (one-line message)."""
-
-
-def make_model(settings: Settings) -> Any:
+def make_model(settings: Settings) -> BaseChatModel:
     """A LangChain chat model for ``settings.provider`` (tools are bound by the graph)."""
     if settings.provider == "offline":
         from .offline import OfflineChatModel
 
-        delay = float(os.environ.get("MTTUI_OFFLINE_DELAY", "0") or 0)
-        return OfflineChatModel(model_name=settings.model, chunk_delay=delay)
+        return OfflineChatModel(model_name=settings.model, chunk_delay=settings.offline_delay)
     if settings.provider == "openai":
         from .openai import make_openai
 

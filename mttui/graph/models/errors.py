@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+class ModelConfigError(Exception):
+    """The provider cannot be used with these settings (one-line message)."""
+
+
 def describe_model_error(exc: BaseException, base_url: str | None = None) -> str:
     """``"model request failed: HTTP 500 …"``-style text for a provider exception."""
     name = type(exc).__name__

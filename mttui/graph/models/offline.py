@@ -14,7 +14,7 @@ several trigger lines give several parallel calls in one step):
 ``/edit PATH OLD => NEW``    ``edit_file`` (exact, unique replacement)
 
 After tool results it answers with a short summary of them. Asked for a
-compression summary (``compress_prompt``) it returns a ``<compressed_snapshot>``
+compression summary (``compression.prompt``) it returns a ``<compressed_snapshot>``
 built from the messages. Anything else gets a deterministic echo-style answer
 in Markdown.
 """
@@ -39,7 +39,7 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
-from ..compress_prompt import COMPRESS_MARKER
+from ..compression.prompt import COMPRESS_MARKER
 from ..tokens import estimate_tokens, text_tokens
 from .offline_text import OFFLINE_HELP, echo_answer, snapshot, summarize_results
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compress_prompt import COMPRESS_MARKER
+from ..compression.prompt import COMPRESS_MARKER
 
 OFFLINE_HELP = """Offline model active: no network, deterministic answers. Triggers:
   !COMMAND               run a shell command (asks for approval)

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .errors import ModelConfigError
 
 if TYPE_CHECKING:
+    from langchain_openai import ChatOpenAI
+
     from mttui.config import Settings
 
 # Local servers (vLLM, Ollama, LM Studio) accept any key; the client insists on one.
 PLACEHOLDER_KEY = "not-needed"
 
 
-def make_openai(settings: Settings) -> Any:
+def make_openai(settings: Settings) -> ChatOpenAI:
     """``ChatOpenAI`` with streaming usage, bounded retries (backoff on 429/5xx) and a timeout."""
     from langchain_openai import ChatOpenAI
-
-    from . import ModelConfigError
 
     if not settings.api_key and not settings.base_url:
         raise ModelConfigError(

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 
 from ..pending import message_of, read_ids
+from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
 from .pending_rows import PendingProjection, move_to_end
+from .schema import SessionRow, SQLValue
 
 _CANON_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 PREVIEW_CHARS = 120
@@ -23,7 +25,7 @@ QUEUED_STATES = ("waiting", "held", "needs_retry")
 _EXTRA_KEYS = ("tool_calls", "tool_call_id", "name", "usage")
 
 
-def normalize_ts(value: Any) -> str | None:
+def normalize_ts(value: object) -> str | None:
     """A record timestamp in the canonical sortable form, or ``None``."""
     if isinstance(value, str) and _CANON_TS.match(value):
         return value
@@ -33,7 +35,7 @@ def normalize_ts(value: Any) -> str | None:
     return iso_timestamp(when)
 
 
-def content_text(content: Any) -> str:
+def content_text(content: object) -> str:
     """Plain text of a message ``content`` (a string or LangChain content blocks)."""
     if isinstance(content, str):
         return content
@@ -47,10 +49,11 @@ def content_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def preview_of(text: str, extra: dict[str, Any] | None) -> str:
+def preview_of(text: str, extra: Mapping[str, object] | None) -> str:
     flat = " ".join(text.split())
-    if not flat and extra and extra.get("tool_calls"):
-        names = [str(c.get("name", "?")) for c in extra["tool_calls"] if isinstance(c, dict)]
+    calls = extra.get("tool_calls") if extra else None
+    if not flat and calls and isinstance(calls, Iterable):
+        names = [str(c.get("name", "?")) for c in calls if isinstance(c, dict)]
         flat = "[tool call: " + ", ".join(names) + "]"
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
@@ -63,18 +66,31 @@ class SessionApplier:
     written as it is applied (those tables are tiny).
     """
 
-    def __init__(self, conn: sqlite3.Connection, row: dict[str, Any], *, bulk: bool) -> None:
+    def __init__(self, conn: sqlite3.Connection, row: SessionRow, *, bulk: bool) -> None:
         self.conn = conn
         self.row = row
         self.sess: int = row["sess"]
         self.bulk = bulk
-        self._new: list[list[Any]] = []
-        self._new_by_id: dict[str, list[Any]] = {}
+        # buffered ``messages`` rows: sess, msg_seq, id, role, status, created_at,
+        # byte_offset, text, extra
+        self._new: list[list[SQLValue]] = []
+        self._new_by_id: dict[str, list[SQLValue]] = {}
         self._badges_dirty = False  # only approval/tool/pending records change badges
         self._pending: PendingProjection | None = None
+        self._handlers: dict[str, Callable[[int, Record, str], None]] = {
+            "session_start": self._on_session_start,
+            "session_update": self._on_session_update,
+            "transcript_message": self._on_transcript_message,
+            "message_update": self._on_message_update,
+            "approval_request": self._on_approval_request,
+            "approval_decision": self._on_approval_decision,
+            "tool_dispatch": self._on_tool_dispatch,
+            "tool_outcome": self._on_tool_outcome,
+            "compression": self._on_compression,
+        }
 
     # -- records ---------------------------------------------------------------
-    def apply(self, offset: int, rec: dict[str, Any]) -> None:
+    def apply(self, offset: int, rec: Record) -> None:
         row = self.row
         ts = normalize_ts(rec.get("timestamp"))
         if ts is not None:
@@ -82,7 +98,7 @@ class SessionApplier:
             if not row["created_at"]:
                 row["created_at"] = ts
         kind = rec["type"]
-        handler = getattr(self, "_on_" + kind, None)
+        handler = self._handlers.get(kind)
         if handler is None and kind.startswith("pending_"):
             handler = self._on_pending
         if kind.startswith(("approval_", "tool_", "pending_")):
@@ -90,23 +106,24 @@ class SessionApplier:
         if handler is not None:
             handler(offset, rec, ts or "")
 
-    def _on_session_start(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+    def _on_session_start(self, offset: int, rec: Record, ts: str) -> None:
+        project = rec.get("project")
+        if isinstance(project, str):
+            self.row["project"] = project
+        self._on_session_update(offset, rec, ts)
+
+    def _on_session_update(self, offset: int, rec: Record, ts: str) -> None:
         row = self.row
-        if isinstance(rec.get("project"), str):
-            row["project"] = rec["project"]
-        for key in ("provider", "model"):
-            if isinstance(rec.get(key), str):
-                row[key] = rec[key]
-        if isinstance(rec.get("title"), str) and rec["title"].strip():
-            row["explicit_title"] = rec["title"].strip()
+        provider, model, title = rec.get("provider"), rec.get("model"), rec.get("title")
+        if isinstance(provider, str):
+            row["provider"] = provider
+        if isinstance(model, str):
+            row["model"] = model
+        if isinstance(title, str) and title.strip():
+            row["explicit_title"] = title.strip()
         self._thread(rec.get("thread_id"))
 
-    def _on_session_update(self, offset: int, rec: dict[str, Any], ts: str) -> None:
-        self._on_session_start(
-            offset, {k: rec.get(k) for k in ("provider", "model", "title", "thread_id")}, ""
-        )
-
-    def _thread(self, thread_id: Any) -> None:
+    def _thread(self, thread_id: object) -> None:
         if isinstance(thread_id, str) and thread_id:
             self.row["thread_id"] = thread_id
             self.conn.execute(
@@ -114,10 +131,11 @@ class SessionApplier:
                 (self.sess, thread_id),
             )
 
-    def _on_transcript_message(self, offset: int, rec: dict[str, Any], ts: str) -> None:
-        msg = rec.get("message")
-        if not isinstance(msg, dict):
+    def _on_transcript_message(self, offset: int, rec: Record, ts: str) -> None:
+        found = rec.get("message")
+        if not isinstance(found, dict):
             return
+        msg: Mapping[str, object] = found
         row = self.row
         row["message_count"] += 1
         seq = row["message_count"]
@@ -125,7 +143,7 @@ class SessionApplier:
         role = str(msg.get("role") or "user")
         mid = str(msg.get("id") or f"{row['id']}:{seq}")
         extra = {k: msg[k] for k in _EXTRA_KEYS if msg.get(k)}
-        new = [
+        new: list[SQLValue] = [
             self.sess,
             seq,
             mid,
@@ -142,11 +160,12 @@ class SessionApplier:
             row["derived_title"] = title_from_text(text) or None
         row["last_message_preview"] = preview_of(text, extra)
 
-    def _on_message_update(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+    def _on_message_update(self, offset: int, rec: Record, ts: str) -> None:
         mid = rec.get("message_id")
         if not isinstance(mid, str):
             return
-        status = rec.get("status") if isinstance(rec.get("status"), str) else None
+        found_status = rec.get("status")
+        status = found_status if isinstance(found_status, str) else None
         text = content_text(rec["content"]) if "content" in rec else None
         if status is None and text is None:
             return
@@ -180,24 +199,25 @@ class SessionApplier:
                 (status, text, rid),
             )
         if text is not None and seq == self.row["message_count"]:
-            extra = json.loads(extra_json) if extra_json else None
+            extra = json.loads(extra_json) if isinstance(extra_json, str) and extra_json else None
             self.row["last_message_preview"] = preview_of(text, extra)
 
-    def _on_approval_request(self, offset: int, rec: dict[str, Any], ts: str) -> None:
-        if isinstance(rec.get("request_id"), str):
+    def _on_approval_request(self, offset: int, rec: Record, ts: str) -> None:
+        request_id = rec.get("request_id")
+        if isinstance(request_id, str):
             self.conn.execute(
                 "INSERT OR REPLACE INTO approvals (sess, request_id, run_id, tool_calls, "
                 "requested_at, decided, decisions) VALUES (?, ?, ?, ?, ?, 0, NULL)",
                 (
                     self.sess,
-                    rec["request_id"],
+                    request_id,
                     rec.get("run_id"),
                     json.dumps(rec.get("tool_calls") or [], ensure_ascii=False),
                     ts,
                 ),
             )
 
-    def _on_approval_decision(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+    def _on_approval_decision(self, offset: int, rec: Record, ts: str) -> None:
         self.conn.execute(
             "UPDATE approvals SET decided = 1, decisions = ? WHERE sess = ? AND request_id = ?",
             (
@@ -207,24 +227,25 @@ class SessionApplier:
             ),
         )
 
-    def _on_tool_dispatch(self, offset: int, rec: dict[str, Any], ts: str) -> None:
-        if isinstance(rec.get("call_id"), str):
+    def _on_tool_dispatch(self, offset: int, rec: Record, ts: str) -> None:
+        call_id = rec.get("call_id")
+        if isinstance(call_id, str):
             self.conn.execute(
                 "INSERT OR REPLACE INTO open_tools (sess, call_id, run_id, tool_name, "
                 "dispatched_at) VALUES (?, ?, ?, ?, ?)",
-                (self.sess, rec["call_id"], rec.get("run_id"), rec.get("tool_name"), ts),
+                (self.sess, call_id, rec.get("run_id"), rec.get("tool_name"), ts),
             )
 
-    def _on_tool_outcome(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+    def _on_tool_outcome(self, offset: int, rec: Record, ts: str) -> None:
         self.conn.execute(
             "DELETE FROM open_tools WHERE sess = ? AND call_id = ?", (self.sess, rec.get("call_id"))
         )
 
-    def _on_compression(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+    def _on_compression(self, offset: int, rec: Record, ts: str) -> None:
         self.row["compression_count"] += 1
         self.row["compression_offset"] = offset
 
-    def _on_pending(self, offset: int, rec: dict[str, Any], ts: str) -> None:
+    def _on_pending(self, offset: int, rec: Record, ts: str) -> None:
         """Pending inputs (pending.md; ``session.pending``): a steer or a taken queue
         item adds its user message; a steer batch read moves its messages here."""
         if message_of(rec) is not None:
@@ -238,7 +259,7 @@ class SessionApplier:
                 self.row["last_message_preview"] = preview_of(text, None)
         self._project_pending(rec, ts)
 
-    def _project_pending(self, rec: dict[str, Any], ts: str) -> None:
+    def _project_pending(self, rec: Record, ts: str) -> None:
         if self._pending is None:
             self._pending = PendingProjection(self.conn, self.sess)
         self._pending.apply(rec, ts)
@@ -270,10 +291,11 @@ class SessionApplier:
         row["title"] = row["explicit_title"] or row["derived_title"]
         if self._badges_dirty:
             self._count_badges()
-        cols = [c for c in row if c != "sess"]
+        values: Mapping[str, object] = row
+        cols = [c for c in values if c != "sess"]
         conn.execute(
             f"UPDATE sessions SET {', '.join(c + ' = ?' for c in cols)} WHERE sess = ?",
-            [row[c] for c in cols] + [sess],
+            [values[c] for c in cols] + [sess],
         )
 
     def _count_badges(self) -> None:

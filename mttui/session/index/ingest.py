@@ -8,7 +8,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ..lock import is_locked
 from ..models import ReindexResult
@@ -16,7 +16,7 @@ from ..paths import Layout
 from ..reader import ReadStats, read_records
 from ..records import parse_session_filename
 from .apply import SessionApplier
-from .schema import SESSION_TABLES, connect
+from .schema import SESSION_TABLES, SessionRow, SQLValue, connect
 
 # New messages are written in chunks so a huge file never sits in memory whole.
 _FLUSH_EVERY = 20_000
@@ -29,12 +29,12 @@ def rel_path(layout: Layout, path: Path) -> str:
     return path.relative_to(layout.history_root).as_posix()
 
 
-def session_row(conn: sqlite3.Connection, sid: str) -> dict[str, Any] | None:
+def session_row(conn: sqlite3.Connection, sid: str) -> SessionRow | None:
     cur = conn.execute("SELECT * FROM sessions WHERE id = ?", (sid,))
     found = cur.fetchone()
     if found is None:
         return None
-    return dict(zip([d[0] for d in cur.description], found, strict=True))
+    return cast(SessionRow, dict(zip([d[0] for d in cur.description], found, strict=True)))
 
 
 def remove_session_rows(conn: sqlite3.Connection, sess: int) -> None:
@@ -50,7 +50,7 @@ def remove_session_rows(conn: sqlite3.Connection, sess: int) -> None:
 
 
 @contextlib.contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` unless the caller already holds a transaction.
 
     Taking the write lock before reading the stored offset is what keeps two
@@ -100,7 +100,7 @@ def ingest_file(
         )
     ):
         return False
-    with _transaction(conn):
+    with transaction(conn):
         row = session_row(conn, sid)
         if row is not None:
             if row["deleting"]:
@@ -139,7 +139,7 @@ def _unchanged(size: int, mtime_ns: int, offset: int, torn: int, st: os.stat_res
 
 def _read_into(
     conn: sqlite3.Connection,
-    row: dict[str, Any],
+    row: SessionRow,
     path: Path,
     *,
     bulk: bool,
@@ -209,7 +209,7 @@ def catch_up(
     conn: sqlite3.Connection,
     layout: Layout,
     phash: str | None,
-    finish_delete: Callable[[dict[str, Any]], None],
+    finish_delete: Callable[[SessionRow], None],
 ) -> None:
     """Cheap refresh: stat every log, read only new bytes, drop vanished files.
 
@@ -219,7 +219,7 @@ def catch_up(
     sql = (
         "SELECT id, path, file_size, file_mtime_ns, deleting, byte_offset, torn_tail FROM sessions"
     )
-    args: tuple[Any, ...] = ()
+    args: tuple[SQLValue, ...] = ()
     if phash is not None:
         sql += " WHERE project_hash = ?"
         args = (phash,)
@@ -239,7 +239,7 @@ def catch_up(
             if row["deleting"]:
                 finish_delete(row)
             else:
-                with _transaction(conn):
+                with transaction(conn):
                     remove_session_rows(conn, row["sess"])
 
 

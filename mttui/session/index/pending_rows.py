@@ -9,11 +9,12 @@ applying records in any number of catch-ups gives the same rows as a rebuild.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..paths import Layout
-from ..pending import ACTIVE_STATES, Item, Lane
+from ..pending import ACTIVE_STATES, Item, Lane, read_lane
+from .schema import open_index
 
 _COLS = "item_id, mode, text, state, created_at, message_id, error"
 
@@ -52,7 +53,7 @@ class PendingProjection:
             self._lane = load_lane(self.conn, self.sess)
         return self._lane
 
-    def apply(self, rec: dict[str, Any], ts: str) -> None:
+    def apply(self, rec: Mapping[str, object], ts: str) -> None:
         lane = self.lane
         changed = lane.apply(rec, ts)
         if rec.get("type") == "pending_remove" and not changed:
@@ -115,9 +116,6 @@ def move_to_end(conn: sqlite3.Connection, sess: int, message_id: str, count: int
 def lane_of(layout: Layout, session_id: str, path: Path) -> Lane:
     """The session's active pending items, read from the index (cheap; the caller has
     refreshed the session's row, e.g. with ``SessionService.get``), else from its log."""
-    from ..pending import read_lane
-    from ..resume_lookup import open_index
-
     conn = open_index(layout)
     if conn is not None:
         try:

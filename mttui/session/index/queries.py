@@ -9,9 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from ..errors import MttuiError
 from ..models import HistoryPage, MessageRow, SessionInfo, SessionPage, SessionStatus
@@ -25,13 +23,19 @@ SESSION_COLS = (
     "interrupted_tools, queued_count, corrupt_lines"
 )
 _MSG_COLS = "msg_seq, id, role, text, status, created_at, extra"
+# a row of SESSION_COLS, and of _MSG_COLS
+SessionColsRow = tuple[
+    str, str | None, str, str, str, str, str, int, str | None, str | None, str | None, str,
+    int, int, int, int, int,
+]
+MessageColsRow = tuple[int, str, str, str, str, str, str | None]
 
 
 def clamp_limit(limit: int) -> int:
     return max(1, min(int(limit), MAX_LIMIT))
 
 
-def info_from_row(layout: Layout, r: tuple[Any, ...]) -> SessionInfo:
+def info_from_row(layout: Layout, r: SessionColsRow) -> SessionInfo:
     return SessionInfo(
         id=r[0], title=r[1], project=r[2], project_hash=r[3],
         path=layout.history_root / Path(r[4]),
@@ -95,7 +99,7 @@ def find_prefix(
 ) -> list[SessionInfo]:
     """Sessions whose id starts with ``prefix`` (a range scan on the unique id index)."""
     sql = f"SELECT {SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? AND deleting = 0"
-    args: list[Any] = [prefix, prefix + "\U0010ffff"]
+    args: list[str] = [prefix, prefix + "\U0010ffff"]
     if phash is not None:
         sql += " AND project_hash = ?"
         args.append(phash)
@@ -108,7 +112,7 @@ def newest_of_project(conn: sqlite3.Connection, layout: Layout, phash: str) -> S
     return page.sessions[0] if page.sessions else None
 
 
-def _message(r: tuple[Any, ...]) -> MessageRow:
+def _message(r: MessageColsRow) -> MessageRow:
     extra = json.loads(r[6]) if r[6] else {}
     return MessageRow(
         seq=r[0], id=r[1], role=r[2], content=r[3], status=r[4], created_at=r[5],
@@ -175,14 +179,3 @@ def history_page(
         msgs = _older(conn, sess, before, limit)
     has_more = bool(msgs) and msgs[0].seq > 1
     return HistoryPage(sid, msgs, has_more, msgs[0].seq if has_more else None, has_newer)
-
-
-def iter_messages(conn: sqlite3.Connection, sess: int, batch: int = 500) -> Iterator[MessageRow]:
-    """Every message of a session in order, one keyset batch at a time."""
-    seq = 1
-    while True:
-        rows = _newer(conn, sess, seq, batch)
-        yield from rows
-        if len(rows) < batch:
-            return
-        seq = rows[-1].seq + 1

@@ -11,11 +11,14 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeAlias, TypedDict
 
 from ..errors import MttuiError
-from ..paths import FILE_MODE, secure_file
+from ..paths import FILE_MODE, Layout, secure_file
 
 BUSY_TIMEOUT_MS = 5000
+
+SQLValue: TypeAlias = str | int | float | bytes | None
 
 # Messages keep their text once (``messages.text``); the FTS table is external
 # content over it with ``detail=none``: trigram doclists without positions are
@@ -109,6 +112,40 @@ CREATE TABLE threads (
 """
 
 
+class SessionRow(TypedDict):
+    """A ``sessions`` row (``SELECT *``), as ingest keeps it up to date."""
+
+    sess: int
+    id: str
+    project: str
+    project_hash: str
+    path: str
+    title: str | None
+    explicit_title: str | None
+    derived_title: str | None
+    provider: str | None
+    model: str | None
+    thread_id: str | None
+    created_at: str
+    updated_at: str
+    message_count: int
+    last_message_preview: str
+    awaiting_approval: int
+    interrupted_tools: int
+    queued_count: int
+    corrupt_lines: int
+    unknown_types: int
+    seq_gaps: int
+    compression_count: int
+    byte_offset: int
+    last_seq: int
+    torn_tail: int
+    file_size: int
+    file_mtime_ns: int
+    deleting: int
+    compression_offset: int
+
+
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
     # Statement by statement: ``executescript`` would COMMIT the migration's transaction.
     def run(conn: sqlite3.Connection) -> None:
@@ -183,6 +220,18 @@ def connect(path: Path, *, bulk: bool = False) -> sqlite3.Connection:
         raise
     for suffix in ("-wal", "-shm"):
         secure_file(path.with_name(path.name + suffix))
+    return conn
+
+
+def open_index(layout: Layout) -> sqlite3.Connection | None:
+    """The index opened read-only, or ``None`` when there is none (nothing is created)."""
+    if not layout.index_path.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{layout.index_path}?mode=ro", uri=True, timeout=5)
+        conn.execute("SELECT 1 FROM sessions LIMIT 1")
+    except sqlite3.Error:
+        return None
     return conn
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from ..models import SearchHit, SearchScope
 from .fts import ParsedQuery, matches_all, parse_query, score, snippet
@@ -15,9 +14,11 @@ CANDIDATES = 500
 TITLE_BOOST = 1.0
 
 _SELECT = "SELECT m.rid, m.sess, m.msg_seq, m.id, m.role, m.text, m.created_at"
+Candidate = tuple[int, int, int, str, str, str, str]  # a row of _SELECT
+ScopeKey = int | str | None  # the session's ``sess``, the project hash, or nothing (all)
 
 
-def _scope_sql(scope: SearchScope, key: Any) -> tuple[str, list[Any]]:
+def _scope_sql(scope: SearchScope, key: ScopeKey) -> tuple[str, list[ScopeKey]]:
     # The unary "+" keeps SQLite from driving the scan by the (sess, msg_seq) index
     # and then sorting every match: the scan must walk rowids newest-first and stop.
     if scope == "session":
@@ -37,11 +38,11 @@ def _instr(token: str) -> str:
 
 
 def _candidates(
-    conn: sqlite3.Connection, q: ParsedQuery, scope: SearchScope, key: Any
-) -> list[tuple[Any, ...]]:
+    conn: sqlite3.Connection, q: ParsedQuery, scope: SearchScope, key: ScopeKey
+) -> list[Candidate]:
     where, args = _scope_sql(scope, key)
     conds = [where] + [_instr(t) for t in q.long + q.short]
-    args = args + q.long + q.short
+    args = [*args, *q.long, *q.short]
     if q.long:
         try:
             return conn.execute(
@@ -60,11 +61,11 @@ def _candidates(
 
 
 def _title_sessions(
-    conn: sqlite3.Connection, q: ParsedQuery, scope: SearchScope, key: Any
+    conn: sqlite3.Connection, q: ParsedQuery, scope: SearchScope, key: ScopeKey
 ) -> dict[int, tuple[str, str | None]]:
     """Sessions in scope whose title contains every token: sess -> (id, title)."""
     where = ["deleting = 0"] + ["instr(lower(coalesce(title, '')), ?) > 0"] * len(q.tokens)
-    args: list[Any] = list(q.tokens)
+    args: list[ScopeKey] = list(q.tokens)
     if scope == "session":
         where.append("sess = ?")
         args.append(key)
@@ -82,7 +83,7 @@ def search(
     query: str,
     *,
     scope: SearchScope,
-    key: Any,
+    key: ScopeKey,
     limit: int,
 ) -> list[SearchHit]:
     """Ranked hits for ``query``; any input returns a list, never raises on syntax.

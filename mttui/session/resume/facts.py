@@ -21,14 +21,16 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from .index.ingest import session_row
-from .models import SessionInfo
-from .paths import Layout
-from .reader import ReadStats, first_record, read_all, read_record_at, read_records
-from .resume_lookup import bare_info, last_open_run, open_index, resolve
-from .transcript import QUEUED_STATES, Transcript, fold
+from ..index.ingest import session_row
+from ..index.schema import open_index
+from ..models import SessionInfo
+from ..paths import Layout
+from ..reader import ReadStats, first_record, read_all, read_record_at, read_records
+from ..record_types import Compression, Message
+from ..transcript import QUEUED_STATES, Transcript, fold
+from .lookup import bare_info, last_open_run, resolve
 
 INDEX_VERSION_NEEDED = 2  # the schema that stores ``compression_offset``
 
@@ -44,8 +46,9 @@ class LogFacts:
     thread_id: str | None = None
     message_count: int = 0
     corrupt_lines: int = 0
-    compression: dict[str, Any] | None = None  # the last compression record
-    view: list[dict[str, Any]] = field(default_factory=list)  # kept + after, in order
+    compression: Compression | None = None  # the last compression record
+    # kept + after, in order (dicts: the graph rebuilds LangChain messages from them)
+    view: list[dict[str, Any]] = field(default_factory=list)
     interrupted: list[str] = field(default_factory=list)  # dispatched, no outcome
     dispatch_names: dict[str, str] = field(default_factory=dict)
     open_requests: list[dict[str, Any]] = field(default_factory=list)  # oldest first
@@ -85,8 +88,9 @@ def facts_from_transcript(
     return LogFacts(
         session_id=session_id, path=path, project_hash=project_hash, has_start=t.has_start,
         thread_id=t.thread_id, message_count=len(t.messages), corrupt_lines=stats.corrupt_lines,
-        compression=t.last_compression, view=view, interrupted=t.interrupted_calls(),
-        dispatch_names=dict(t.dispatch_names), open_requests=list(t.open_requests.values()),
+        compression=t.last_compression, view=cast(list[dict[str, Any]], view),
+        interrupted=t.interrupted_calls(), dispatch_names=dict(t.dispatch_names),
+        open_requests=cast(list[dict[str, Any]], list(t.open_requests.values())),
         decided=set(t.decided), requests_seen=set(t.requests_seen), queued=t.queued_ids(),
         source="log", known=lambda ids: {i for i in ids if i in all_ids},
         run_probe=lambda: t.open_run,
@@ -121,7 +125,7 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
     ):
         return None
     sess, offset = row["sess"], row["compression_offset"]
-    seed: list[dict[str, Any]] = []
+    seed: list[Message] = []
     if offset > 0:
         comp = read_record_at(info.path, offset)
         if comp is None or comp.get("type") != "compression":
@@ -135,8 +139,9 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
     t = fold((rec for _, rec in read_records(info.path, offset)), seed=seed)
     summary, view = t.model_view()
 
-    def ids(sql: str, *args: Any) -> list[Any]:
-        return conn.execute(sql, (sess, *args)).fetchall()
+    def ids(sql: str, *args: str) -> list[tuple[str, ...]]:
+        rows: list[tuple[str, ...]] = conn.execute(sql, (sess, *args)).fetchall()
+        return rows
 
     open_tools = ids("SELECT call_id, tool_name FROM open_tools WHERE sess = ? ORDER BY rowid")
     approvals = ids(
@@ -164,7 +169,8 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
         session_id=info.id, path=info.path, project_hash=info.project_hash,
         has_start=bool(first and first.get("type") == "session_start"),
         thread_id=row["thread_id"], message_count=row["message_count"],
-        corrupt_lines=row["corrupt_lines"], compression=t.last_compression, view=view,
+        corrupt_lines=row["corrupt_lines"], compression=t.last_compression,
+        view=cast(list[dict[str, Any]], view),
         interrupted=[r[0] for r in open_tools],
         dispatch_names={r[0]: r[1] or "" for r in open_tools},
         open_requests=[{"request_id": r[0], "run_id": r[1], "tool_calls": json.loads(r[2])}
@@ -177,7 +183,7 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
 
 def _kept_messages(
     conn: sqlite3.Connection, sess: int, path: Path, kept: list[str], before: int
-) -> list[dict[str, Any]] | None:
+) -> list[Message] | None:
     """The kept messages as the whole-log fold has them (index status and text win:
     they carry every ``message_update`` before the compression).
 
@@ -206,12 +212,13 @@ def _kept_messages(
         cursor = rows[-1][0]
     if wanted - set(found):
         return None
-    out = []
+    out: list[Message] = []
     for _, offset, status, text in sorted(found.values()):
         rec = read_record_at(path, offset)
-        if rec is None or not isinstance(rec.get("message"), dict):
+        kept_msg = None if rec is None else rec.get("message")
+        if rec is None or not isinstance(kept_msg, dict):
             return None
-        msg = dict(rec["message"])
+        msg = Message(**kept_msg)
         msg.setdefault("created_at", rec.get("timestamp"))
         msg["status"], msg["content"] = status, text
         out.append(msg)

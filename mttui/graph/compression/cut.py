@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
+from ..tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
 
 SUMMARY_PREFIX = "summary-"
 

@@ -6,30 +6,17 @@ reference is resolved from it and then from the log file names.
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-from .errors import SessionNotFound
-from .index import queries
-from .models import SessionInfo
-from .paths import Layout
-from .reader import parse_line
-from .records import parse_session_filename
-from .refs import resolve_ref
-
-
-def open_index(layout: Layout) -> sqlite3.Connection | None:
-    """The index opened read-only, or ``None`` when there is none (nothing is created)."""
-    if not layout.index_path.exists():
-        return None
-    try:
-        conn = sqlite3.connect(f"file:{layout.index_path}?mode=ro", uri=True, timeout=5)
-        conn.execute("SELECT 1 FROM sessions LIMIT 1")
-    except sqlite3.Error:
-        return None
-    return conn
+from ..errors import SessionNotFound
+from ..index import queries
+from ..models import SessionInfo
+from ..paths import Layout
+from ..reader import parse_line, reversed_lines
+from ..records import parse_session_filename
+from ..refs import resolve_ref
 
 
 def _on_disk(layout: Layout, phash: str | None, prefix: str) -> list[SessionInfo]:
@@ -78,21 +65,6 @@ def resolve(
     if not info.path.exists():
         raise SessionNotFound(f"session {info.id} has no log file any more")
     return info
-
-
-def reversed_lines(path: Path, chunk: int = 65536) -> Iterator[bytes]:
-    """The file's lines from the last to the first."""
-    with open(path, "rb") as fh:
-        end = fh.seek(0, os.SEEK_END)
-        rest = b""
-        while end > 0:
-            start = max(0, end - chunk)
-            fh.seek(start)
-            buf = fh.read(end - start) + rest
-            lines = buf.split(b"\n")
-            rest = lines[0] if start > 0 else b""
-            yield from reversed(lines if start == 0 else lines[1:])
-            end = start
 
 
 def last_open_run(path: Path) -> str | None:

@@ -18,20 +18,23 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mttui.session.errors import MttuiError
-from mttui.session.reader import parse_line
+from mttui.session.reader import parse_line, reversed_lines
 from mttui.session.records import new_id
-from mttui.session.resume_check import ResumePlan, plan_from_facts
-from mttui.session.resume_facts import LogFacts, facts_for_path
-from mttui.session.resume_lookup import reversed_lines
+from mttui.session.resume.check import ResumePlan, plan_from_facts
+from mttui.session.resume.facts import LogFacts, facts_for_path
 from mttui.session.transcript import in_model_view
+from mttui.session.writer import SessionWriter
 
-from .events import ApprovalRequested
-from .messages import from_record, new_message_id, to_record
-from .repair import CANCELLED_TEXT, INTERRUPTED_TEXT, open_tool_calls
-from .resume_plan import refine, unreadable
+from ..compression.summary import SUMMARY_HEADER
+from ..events import ApprovalRequested, RunEvent
+from ..messages import from_record, new_message_id, to_record
+from ..repair import CANCELLED_TEXT, INTERRUPTED_TEXT, open_tool_calls
+from .plan import refine, unreadable
 
 if TYPE_CHECKING:
-    from .runner import Runner
+    from langchain_core.messages import BaseMessage, ToolMessage
+
+    from ..runner import Runner
 
 
 class ResumeRefused(MttuiError):
@@ -46,7 +49,7 @@ class ResumeRefused(MttuiError):
 class ResumeOutcome:
     plan: ResumePlan
     wrote: bool = False  # whether the apply step changed anything
-    events: list[Any] = field(default_factory=list)  # MessageAdded/ToolFinished of closings
+    events: list[RunEvent] = field(default_factory=list)  # MessageAdded/ToolFinished of closings
     pending: ApprovalRequested | None = None
 
     @property
@@ -99,7 +102,7 @@ def resume_session(runner: Runner) -> ResumeOutcome:
 
 
 def _closing(runner: Runner, out: ResumeOutcome, run_id: str, call: dict[str, Any],
-             interrupted: bool) -> Any:
+             interrupted: bool) -> ToolMessage:
     """Journal ``tool_outcome`` + the closing tool message; returns the message."""
     from langchain_core.messages import ToolMessage
 
@@ -147,26 +150,23 @@ def _apply_execution(runner: Runner, plan: ResumePlan, facts: LogFacts,
     request = plan.pending_approval
     if request is not None and request["request_id"] not in facts.requests_seen:
         # the interrupt was checkpointed but the process died before recording it
-        runner.writer.append("approval_request", request_id=request["request_id"],
-                             run_id=run_id, tool_calls=request["tool_calls"])
-        runner._written_requests.add(request["request_id"])
+        runner.approvals.record(runner.writer, request["request_id"], run_id,
+                                [dict(c) for c in request["tool_calls"]])
         out.wrote = True
 
 
-def rebuild(facts: LogFacts) -> tuple[list[Any], list[tuple[dict[str, Any], bool]]]:
+def rebuild(facts: LogFacts) -> tuple[list[BaseMessage | str], list[tuple[dict[str, Any], bool]]]:
     """The model's view rebuilt from the log: summary + kept + after, every tool result
     right after its call. Returns the messages and the calls to close
     ``(call, interrupted)``; a closed call's message is left out (added by the caller)."""
     from langchain_core.messages import HumanMessage
-
-    from .compression import SUMMARY_HEADER
 
     view = [m for m in facts.view if in_model_view(m)]
     results: dict[str, dict[str, Any]] = {}
     for m in view:
         if m.get("role") == "tool":
             results.setdefault(str(m.get("tool_call_id")), m)
-    out: list[Any] = []
+    out: list[BaseMessage | str] = []
     if facts.summary is not None:
         out.append(HumanMessage(content=SUMMARY_HEADER + facts.summary, id=new_id("summary")))
     to_close: list[tuple[dict[str, Any], bool]] = []
@@ -231,7 +231,7 @@ def _already_recorded(runner: Runner) -> bool:
     return False
 
 
-def check_resumable(writer: Any) -> None:
+def check_resumable(writer: SessionWriter) -> None:
     """Raise :class:`ResumeRefused` when the log alone refuses a resume (an empty
     session), before anything is written to it."""
     facts = facts_for_path(writer.path, writer.session_id, writer.project_hash)

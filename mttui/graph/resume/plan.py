@@ -13,11 +13,11 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from mttui.session.checkpoint_peek import peek_state
 from mttui.session.paths import Layout
-from mttui.session.resume_check import (
+from mttui.session.resume.check import (
     ResumePlan,
     check_log,
     mark_locked,
@@ -25,11 +25,16 @@ from mttui.session.resume_check import (
     warn_log,
     warn_tools,
 )
-from mttui.session.resume_facts import LogFacts
+from mttui.session.resume.facts import LogFacts
 from mttui.session.transcript import in_model_view
 
-from .compression import is_summary
-from .repair import open_tool_calls
+from ..compression.cut import is_summary
+from ..repair import open_tool_calls
+
+if TYPE_CHECKING:
+    from langgraph.types import StateSnapshot
+
+    from ..state import AgentGraph
 
 
 def pending_request(state: Any) -> dict[str, Any] | None:
@@ -117,18 +122,18 @@ def _compare(plan: ResumePlan, facts: LogFacts, messages: list[Any]) -> None:
 
 
 @contextlib.contextmanager
-def read_only_graph(db_path: Path) -> Iterator[Any]:
+def read_only_graph(db_path: Path) -> Iterator[AgentGraph]:
     """The agent graph on a read-only connection to ``checkpoints.sqlite``."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from .agent import GraphContext, build_graph
+    from ..agent import build_graph
+    from ..context import GraphContext
 
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, check_same_thread=False)
     try:
         saver = SqliteSaver(conn)
         saver.is_setup = True  # the tables exist; setting up would try to write
-        ctx = GraphContext(model=None, project=Path("."), journal=cast(Any, None),
-                           system_prompt="")  # fmt: skip
+        ctx = GraphContext(model=None, project=Path("."), journal=None, system_prompt="")
         yield build_graph(ctx, saver)
     finally:
         conn.close()
@@ -150,7 +155,7 @@ def refine_from_checkpoint(
     return refine(plan, facts, state)
 
 
-def graph_state(db: Path, thread_id: str) -> Any:
+def graph_state(db: Path, thread_id: str) -> StateSnapshot:
     """``get_state`` of ``thread_id`` on a read-only connection (imports LangGraph)."""
     with read_only_graph(db) as graph:
         return graph.get_state({"configurable": {"thread_id": thread_id}})

@@ -1,6 +1,6 @@
 """The read-only resume plan as far as the log and the raw checkpoint file tell it.
 
-The graph layer (``mttui.graph.resume_plan``) refines it with the checkpoint's
+The graph layer (``mttui.graph.resume.plan``) refines it with the checkpoint's
 state (``get_state``); this part needs neither LangGraph nor Textual, so the
 session browser and ``doctor`` can show a verdict for every session cheaply.
 Nothing here writes: not the log, not the index, not the checkpoint database.
@@ -9,17 +9,19 @@ Nothing here writes: not the log, not the index, not the checkpoint database.
 from __future__ import annotations
 
 import os
-import sqlite3
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Protocol, TypedDict, cast
 
-from .errors import SessionNotFound
-from .lock import holder_pid
-from .paths import Layout
-from .reader import ReadStats
-from .resume_facts import LogFacts, facts_from_transcript, load_facts
-from .transcript import Transcript, in_model_view
+from .. import checkpoint_store
+from ..errors import SessionNotFound
+from ..lock import holder_pid
+from ..paths import Layout
+from ..reader import ReadStats
+from ..record_types import ApprovalCall
+from ..transcript import Transcript, in_model_view
+from .facts import LogFacts, facts_from_transcript, load_facts
 
 # The order warnings are listed in (resume.md "Codes").
 WARNING_ORDER = (
@@ -41,13 +43,20 @@ class ResumeWarning:
     count: int | None = None
     ids: list[str] | None = None
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.code, "message": self.message}
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"code": self.code, "message": self.message}
         if self.count is not None:
             out["count"] = self.count
         if self.ids is not None:
             out["ids"] = self.ids
         return out
+
+
+class PendingApproval(TypedDict, total=False):
+    """The approval a resume asks again."""
+
+    request_id: str
+    tool_calls: list[ApprovalCall]
 
 
 @dataclass
@@ -67,7 +76,7 @@ class ResumePlan:
     mode: str  # execution | transcript | refused
     refusal: dict[str, str] | None = None
     warnings: list[ResumeWarning] = field(default_factory=list)
-    pending_approval: dict[str, Any] | None = None
+    pending_approval: PendingApproval | None = None
     interrupted_tool_calls: list[str] = field(default_factory=list)
     dangling_tool_calls: list[str] = field(default_factory=list)
     recovered_tool_calls: list[str] = field(default_factory=list)
@@ -90,7 +99,7 @@ class ResumePlan:
         self.warnings.sort(key=lambda w: rank.get(w.code, len(rank)))
         return self
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         return {
             "session_id": self.session_id,
             "thread_id": self.thread_id,
@@ -131,49 +140,17 @@ def refused_plan(session_id: str, code: str, message: str) -> ResumePlan:
     return ResumePlan(session_id, None, "refused", {"code": code, "message": message})
 
 
-def _connect_ro(db_path: Path) -> sqlite3.Connection | None:
-    if not db_path.exists():
-        return None  # and it stays missing: nothing is created
-    try:
-        return sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error:
-        return None
-
-
-def checkpoint_has_thread(db_path: Path, thread_id: str) -> bool:
-    """Whether the checkpoint database holds a checkpoint of ``thread_id`` (read-only)."""
-    conn = _connect_ro(db_path)
-    if conn is None:
-        return False
-    try:
-        row = conn.execute(
-            "SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", (thread_id,)
-        ).fetchone()
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.close()
-    return row is not None
-
-
-def checkpoint_threads(db_path: Path) -> set[str]:
-    """Every thread id with a checkpoint in the database (read-only; empty if none)."""
-    conn = _connect_ro(db_path)
-    if conn is None:
-        return set()
-    try:
-        return {r[0] for r in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")}
-    except sqlite3.Error:
-        return set()
-    finally:
-        conn.close()
-
-
-def open_calls(messages: list[dict[str, Any]]) -> list[str]:
+def open_calls(messages: Sequence[Mapping[str, object]]) -> list[str]:
     """Call ids of assistant tool calls in ``messages`` without a tool message there."""
     answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
-    return [c.get("id") for m in messages for c in m.get("tool_calls") or []
-            if c.get("id") and c.get("id") not in answered]
+    out = []
+    for m in messages:
+        calls = m.get("tool_calls") or []
+        for call in calls if isinstance(calls, list) else []:
+            cid = call.get("id") if isinstance(call, dict) else None
+            if cid and cid not in answered:
+                out.append(cid)
+    return out
 
 
 def warn_tools(plan: ResumePlan) -> None:
@@ -245,8 +222,9 @@ def plan_from_facts(facts: LogFacts, *, checkpoint_found: bool) -> ResumePlan:
     warn_tools(plan)
     if facts.open_requests:
         req = facts.open_requests[-1]
-        plan.pending_approval = {"request_id": req.get("request_id"),
-                                 "tool_calls": req.get("tool_calls") or []}
+        # (every approval_request names its request: storage.md)
+        plan.pending_approval = PendingApproval(request_id=cast(str, req.get("request_id")),
+                                                tool_calls=req.get("tool_calls") or [])
         plan.warn("approval_pending", "an approval will be asked again",
                   ids=[str(req.get("request_id"))])
     return plan.finish()
@@ -285,7 +263,7 @@ def check_log(
         _, facts = load_facts(layout, project_hash, ref)
     except SessionNotFound as exc:
         return refused_plan(ref, "session_not_found", str(exc)), None
-    found = bool(facts.thread_id) and checkpoint_has_thread(
+    found = bool(facts.thread_id) and checkpoint_store.has_thread(
         layout.checkpoints_path(facts.project_hash), facts.thread_id or "")
     plan = plan_from_facts(facts, checkpoint_found=found)
     if lock:
@@ -293,7 +271,14 @@ def check_log(
     return plan, facts
 
 
-def check_session(service: Any, ref: str) -> ResumePlan:
+class ProjectScope(Protocol):
+    """Where sessions are looked up: a data home seen from one project (the service)."""
+
+    layout: Layout
+    project_hash: str
+
+
+def check_session(service: ProjectScope, ref: str) -> ResumePlan:
     """The log-only plan of ``ref`` (read-only); raises ``SessionNotFound``."""
     plan, facts = check_log(service.layout, service.project_hash, ref)
     if facts is None and plan.refusal is not None:

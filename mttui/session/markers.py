@@ -1,0 +1,90 @@
+"""Find compressions and resumes in a session log without parsing every line.
+
+The history pages come from the index (messages only). Compression and resume
+records are rare, so one byte scan of the log finds them and counts the
+transcript messages before each (its position in the history). Records start
+with ``{"type":"…"`` (the writer puts ``type`` first), so a line-start match is
+exact.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+CHUNK = 1 << 20
+MESSAGE = b'\n{"type":"transcript_message"'
+# records that also carry a transcript message (pending.md): a steer, a taken queue item
+ALSO_MESSAGES = (b'\n{"type":"pending_steer"', b'\n{"type":"pending_take"')
+KINDS: dict[bytes, Literal["compression", "resumed"]] = {
+    b'\n{"type":"compression"': "compression",
+    b'\n{"type":"session_resumed"': "resumed",
+}
+
+
+@dataclass
+class Marker:
+    """A non-message event of the log, placed after message ``anchor`` (0 = before all)."""
+
+    kind: Literal["compression", "resumed"]
+    anchor: int
+    record_seq: int
+    data: dict[str, object]
+
+
+def scan_markers(path: Path) -> list[Marker]:
+    """Compression and resume (with warnings) markers of a log, in file order (none if
+    unreadable)."""
+    try:
+        with open(path, "rb") as fh:
+            return _scan(fh)
+    except OSError:
+        return []
+
+
+def _scan(fh: BinaryIO) -> list[Marker]:
+    found: list[Marker] = []
+    messages = 0
+    carry = b"\n"
+    while True:
+        chunk = fh.read(CHUNK)
+        buf = carry + chunk if chunk else carry + b"\n"
+        cut = buf.rfind(b"\n")
+        hits: list[tuple[int, Literal["compression", "resumed"]]] = []
+        for pattern, kind in KINDS.items():
+            pos = buf.find(pattern, 0, cut)
+            while pos != -1:
+                hits.append((pos, kind))
+                pos = buf.find(pattern, pos + 1, cut)
+        start = 0
+        for pos, kind in sorted(hits):
+            messages += _count(buf, start, pos)
+            start = pos
+            end = buf.find(b"\n", pos + 1)
+            marker = _parse(buf[pos + 1 : end], kind, messages)
+            if marker is not None:
+                found.append(marker)
+        messages += _count(buf, start, cut)
+        carry = buf[cut:]
+        if not chunk:
+            break
+    return found
+
+
+def _count(buf: bytes, start: int, end: int) -> int:
+    return sum(buf.count(p, start, end) for p in (MESSAGE, *ALSO_MESSAGES))
+
+
+def _parse(line: bytes, kind: Literal["compression", "resumed"], anchor: int) -> Marker | None:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(rec, dict):
+        return None
+    seq = rec["seq"] if isinstance(rec.get("seq"), int) else 0
+    if kind == "resumed" and not rec.get("warnings"):
+        return None  # a clean resume is not worth an item in the history
+    return Marker(kind, anchor, seq, rec)

@@ -18,6 +18,7 @@ from textual.worker import Worker
 from mttui.messages import OpenSession, PreviewLoaded, SessionChangeDone, SessionsLoaded
 from mttui.session.errors import MttuiError
 from mttui.session.models import SearchHit, SearchScope, SessionInfo
+from mttui.session.resume.verdict import preview_verdict
 from mttui.session.service import SessionService
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import Clock, SessionTable
@@ -26,7 +27,6 @@ from mttui.widgets.workers import report_worker_error
 
 from .dialogs import ConfirmScreen, RenameScreen
 from .search import SearchScreen
-from .verdict import quick_verdict
 
 PAGE = 100
 
@@ -153,7 +153,7 @@ class BrowserScreen(Screen[None]):
     @work(thread=True, group="preview", exclusive=True, exit_on_error=False, name="preview")
     def _preview(self, info: SessionInfo) -> None:
         page = self.service.history(info.id, limit=6)
-        verdict = quick_verdict(self.service, info)
+        verdict = preview_verdict(self.service, info)
         self.post_message(PreviewLoaded(info, page, verdict))
 
     def on_preview_loaded(self, message: PreviewLoaded) -> None:

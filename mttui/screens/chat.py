@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from typing import Any
 
 from rich.text import Text
@@ -30,11 +29,10 @@ from mttui.session.models import HistoryPage, SearchHit, SearchScope
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
-from mttui.widgets.markers import scan_markers
 from mttui.widgets.pending_lane import PendingLane
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.session_table import Clock
-from mttui.widgets.status import StatusBar, last_usage
+from mttui.widgets.status import StatusBar
 from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
@@ -192,7 +190,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     @work(thread=True, group="open", exit_on_error=False, name="opening the session")
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
-        self.post_message(Opened(scan_markers(info.path), last_usage(self.service, info.id)))
+        self.post_message(Opened(self.service.markers(info.id), self.service.last_usage(info.id)))
         self.pending_opened()
         if not self.chat.writable():
             self.post_message(ReadOnly(self.chat.read_only or ""))
@@ -213,7 +211,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         """Apply the resume (worker thread); its warnings show where it happened."""
         resumed = self.chat.resume()
         assert self.chat.info is not None
-        markers = scan_markers(self.chat.info.path)
+        markers = self.service.markers(self.chat.info.id)
         marks = [m for m in markers if m.kind == "resumed"]
         if resumed.warnings and marks:  # the record has codes; show the full messages
             marks[-1].data = {**marks[-1].data, "warnings": resumed.warnings}
@@ -275,7 +273,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         """A run event from a worker: drawn by the screen (posted, never called across)."""
         self.post_message(RunEventMessage(event))
         if isinstance(event, ev.Compressed) and self.chat.info is not None:
-            self.post_message(MarkersChanged(scan_markers(self.chat.info.path)))
+            self.post_message(MarkersChanged(self.service.markers(self.chat.info.id)))
 
     def ask(self, request: ev.ApprovalRequested) -> ApprovalAnswer | None:
         """Worker thread: show the approval dialog and wait for the answer (``None``:
@@ -290,7 +288,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
 
     async def _ask_on_screen(self, request: ev.ApprovalRequested,
                              diffs: dict[str, str]) -> ApprovalDecision | None:
-        if self._leaving:
+        if self.leaving:
             return None
         answer: asyncio.Future[ApprovalDecision | None] = asyncio.get_running_loop(
         ).create_future()
@@ -432,11 +430,9 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
                 await asyncio.wait_for(worker.wait(), grace)
         await asyncio.to_thread(self.chat.close)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         """The app is exiting without :meth:`shutdown` (e.g. ``app.exit()``): stop the
-        run and close the session in a thread that the interpreter waits for, so the
-        event loop never sleeps or fsyncs here."""
-        super().on_unmount()
+        run and close the session in a thread (the event loop only awaits it)."""
+        await super().on_unmount()
         self._drop_question()
-        threading.Thread(target=self.chat.close, kwargs={"wait": 5.0},
-                         name="mttui-close-session").start()
+        await asyncio.to_thread(self.chat.close, wait=5.0)

@@ -52,7 +52,7 @@ class PendingChat(Screen[None]):
         super().__init__()
         self._receipts: list[str] = []  # steers read during the current run
         self._draining = False
-        self._leaving = False
+        self.leaving = False
 
     # what the chat screen provides
     def emit(self, event: ev.RunEvent) -> None:
@@ -117,7 +117,7 @@ class PendingChat(Screen[None]):
         self._draining = True
         try:
             def stop() -> bool:
-                return worker.is_cancelled or self._leaving or handle.writer.closed
+                return worker.is_cancelled or self.leaving or handle.writer.closed
 
             def emit(event: ev.RunEvent) -> None:
                 if isinstance(event, ev.PendingChanged) and event.reason == "taken":
@@ -131,10 +131,10 @@ class PendingChat(Screen[None]):
 
     def pending_leave(self) -> None:
         """The chat is closing: the drain stops after the current run (items stay)."""
-        self._leaving = True
+        self.leaving = True
 
-    def on_unmount(self) -> None:
-        self._leaving = True
+    async def on_unmount(self) -> None:
+        self.leaving = True
 
     # -- the lane (event loop) ----------------------------------------------------------
     def on_lane_rows(self, message: LaneRows) -> None:

@@ -17,8 +17,9 @@ from textual.worker import Worker
 from mttui.messages import SearchDone
 from mttui.session.models import SNIPPET_END, SNIPPET_START, SearchHit, SearchScope
 from mttui.session.service import SessionService
+from mttui.session.times import relative_time
 from mttui.widgets.session_table import Clock
-from mttui.widgets.text import literal, one_line, relative_time
+from mttui.widgets.text import literal, one_line
 from mttui.widgets.workers import report_worker_error
 
 SCOPE_LABEL = {"session": "this session", "project": "this project", "all": "everything"}

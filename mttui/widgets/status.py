@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -67,17 +65,3 @@ class StatusBar(Widget):
         if self.note:
             line.append("   " + self.note, style="dim")
         return line
-
-
-def last_usage(service: Any, session_id: str) -> tuple[int, bool] | None:
-    """``(tokens, estimated)`` of the newest assistant message with usage (worker thread).
-
-    The status bar shows it when a session opens, before any new model call.
-    """
-    page = service.history(session_id, limit=50)
-    for msg in reversed(page.messages):
-        usage = msg.usage or {}
-        if msg.role == "assistant" and usage:
-            total = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
-            return total, bool(usage.get("estimated"))
-    return None

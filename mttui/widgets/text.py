@@ -51,28 +51,6 @@ def parse_time(stamp: str | None) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def relative_time(stamp: str | None, now: datetime) -> str:
-    """``just now``, ``5m ago``, ``3h ago``, ``2d ago``, ``Nov 02``, ``2025-11-02``."""
-    when = parse_time(stamp)
-    if when is None:
-        return "—"
-    seconds = (now - when).total_seconds()
-    if seconds < 45:
-        return "just now"
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return f"{minutes}m ago"
-    hours = int(seconds // 3600)
-    if hours < 24:
-        return f"{hours}h ago"
-    days = int(seconds // 86400)
-    if days < 7:
-        return f"{days}d ago"
-    if when.year == now.year:
-        return when.strftime("%b %d")
-    return when.strftime("%Y-%m-%d")
-
-
 def tokens(count: int) -> str:
     """``950``, ``9.4k``, ``31k``, ``1.2M``."""
     if count < 1000:

@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker
 
+from mttui.config import Settings
 from mttui.core.handle import RunnerFactory, langgraph_runner
 from mttui.messages import BackToBrowser, OpenSession, SessionsLoaded
 from mttui.screens.browser import BrowserScreen
+from mttui.session.service import SessionService
 from mttui.widgets.workers import report_worker_error
 
 Clock = Callable[[], datetime]
@@ -51,7 +53,7 @@ class MttuiApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", id="quit_app", show=False, priority=True),
     ]
 
-    def __init__(self, service: Any, settings: Any,
+    def __init__(self, service: SessionService, settings: Settings,
                  runtime_factory: RunnerFactory = langgraph_runner, *,
                  open_session: str | None = None, open_browser: bool = True,
                  around: int | None = None, all_projects: bool = False,
@@ -67,9 +69,9 @@ class MttuiApp(App[None]):
         self.clock: Clock = clock or utc_now
         self.warm_up = warm_up
         self._warmed = False
-        keys = dict(getattr(settings, "keys", None) or {})
-        if keys:
-            self.set_keymap(keys)
+        self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
+        if self.keymap:
+            self.set_keymap(self.keymap)
 
     # -- start ----------------------------------------------------------------
     def on_mount(self) -> None:
@@ -83,7 +85,7 @@ class MttuiApp(App[None]):
         # Warm up once the first screen has its data (so that the imports do not compete
         # for the GIL with it), or after a second at the latest.
         if self.warm_up:
-            self._warm_timer = self.set_timer(1.0, self._start_warm_up)
+            self.set_timer(1.0, self._start_warm_up)
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         self._start_warm_up()
@@ -100,7 +102,7 @@ class MttuiApp(App[None]):
         import importlib
 
         modules = ["mttui.graph.runner", "mttui.graph.agent", "mttui.graph.checkpoints"]
-        provider = getattr(self.settings, "provider", "offline")
+        provider = self.settings.provider
         modules.append("mttui.graph.models." + ("offline" if provider == "offline" else "openai"))
         for name in modules:
             importlib.import_module(name)
@@ -143,7 +145,7 @@ class MttuiApp(App[None]):
         report_worker_error(self, event)
 
     # -- help and commands ----------------------------------------------------
-    def help_sections(self) -> list[tuple[str, list[Any]]]:
+    def help_sections(self) -> list[tuple[str, list[BindingType]]]:
         from mttui.screens.approval import ApprovalScreen
         from mttui.screens.chat import ChatScreen
         from mttui.screens.dialogs import ConfirmScreen, RenameScreen
@@ -167,10 +169,10 @@ class MttuiApp(App[None]):
     def action_help(self) -> None:
         from mttui.screens.help import HelpScreen, offline_help
 
-        if any(type(s).__name__ == "HelpScreen" for s in self.screen_stack):
+        if any(isinstance(s, HelpScreen) for s in self.screen_stack):
             return
         self.push_screen(HelpScreen(self.help_sections(), offline=offline_help(),
-                                    keymap=dict(self._keymap)))
+                                    keymap=self.keymap))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every binding active on the screen is also a command of the palette."""

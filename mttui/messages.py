@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from textual.message import Message
 
 from mttui.graph.events import RunEvent
 from mttui.session.models import HistoryPage, SearchHit, SessionInfo, SessionPage
+from mttui.session.resume.verdict import PreviewVerdict
 
 
 class SessionsLoaded(Message):
@@ -23,18 +21,8 @@ class SessionsLoaded(Message):
         self.all_projects = all_projects
 
 
-@dataclass
-class Verdict:
-    """The resume check shown in the browser's preview (read-only)."""
-
-    mode: str  # execution | transcript | refused | unchecked
-    warnings: list[dict[str, Any]] = field(default_factory=list)
-    refusal: dict[str, str] | None = None
-    note: str = ""
-
-
 class PreviewLoaded(Message):
-    def __init__(self, info: SessionInfo, page: HistoryPage, verdict: Verdict) -> None:
+    def __init__(self, info: SessionInfo, page: HistoryPage, verdict: PreviewVerdict) -> None:
         super().__init__()
         self.info = info
         self.page = page
@@ -66,8 +54,14 @@ class OpenSession(Message):
         self.around = around
 
 
-class SessionsChanged(Message):
-    """Something changed the session list (rename, delete, a run): reload it."""
+class SessionChangeDone(Message):
+    """A rename or delete (``what``) of a session finished; ``error``: why it failed."""
+
+    def __init__(self, what: str, session_id: str, *, error: str | None = None) -> None:
+        super().__init__()
+        self.what = what
+        self.session_id = session_id
+        self.error = error
 
 
 class BackToBrowser(Message):

@@ -8,11 +8,12 @@ from datetime import timedelta
 from pathlib import Path
 
 from mttui.demo import LONG_MESSAGES, build_demo
+from mttui.session.markers import Marker, scan_markers
 from mttui.session.models import MessageRow
 from mttui.session.service import SessionService
-from mttui.widgets.history_items import Marker, items_from_rows, markers_in
-from mttui.widgets.markers import scan_markers
-from mttui.widgets.text import literal, relative_time
+from mttui.session.times import relative_time
+from mttui.widgets.history_items import items_from_rows, markers_in
+from mttui.widgets.text import literal
 from tests.support.clock import NOW
 from tests.support.tui import msg, write_session
 
@@ -55,7 +56,7 @@ def test_markers_are_found_after_the_right_message(service: SessionService, froz
 
 
 def test_markers_scan_is_chunk_safe(tmp_path: Path, monkeypatch) -> None:
-    import mttui.widgets.markers as markers
+    import mttui.session.markers as markers
 
     lines = [b'{"type":"session_start","seq":1}']
     for i in range(2, 30):
@@ -66,7 +67,7 @@ def test_markers_scan_is_chunk_safe(tmp_path: Path, monkeypatch) -> None:
     whole = [(m.anchor, m.record_seq) for m in markers.scan_markers(path)]
     assert whole == [(8, 10), (17, 20)]  # messages 2..9 precede seq 10; 2..19 but 10, seq 20
     for chunk in (7, 24, 25, 33):  # lines and patterns cross chunk boundaries
-        monkeypatch.setattr(markers, "_CHUNK", chunk)
+        monkeypatch.setattr(markers, "CHUNK", chunk)
         assert [(m.anchor, m.record_seq) for m in markers.scan_markers(path)] == whole
 
 

@@ -10,6 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
@@ -74,6 +75,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("up,k", "move(-1)", "Previous call", id="approval.previous", show=False),
     ]
 
+    current: reactive[int] = reactive(0, init=False)  # the call shown in detail
+
     def __init__(self, request: ApprovalRequested, diffs: dict[str, str] | None = None) -> None:
         super().__init__()
         self.request = request
@@ -82,7 +85,6 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.decisions: dict[str, str] = {}
         self.remember: list[str] = []
         self.reason: str | None = None
-        self.current = 0
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -109,6 +111,9 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         return text
 
     def on_mount(self) -> None:
+        self._refresh()
+
+    def watch_current(self) -> None:
         self._refresh()
 
     # -- drawing --------------------------------------------------------------
@@ -155,7 +160,6 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def action_move(self, step: int) -> None:
         if self.calls:
             self.current = max(0, min(len(self.calls) - 1, self.current + step))
-            self._refresh()
 
     def action_decide(self, what: str) -> None:
         if not self.calls or self.query_one("#reason", Input).has_class("asking"):
@@ -200,4 +204,3 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             return
         later = [i for i in open_ if i > self.current]
         self.current = later[0] if later else open_[0]
-        self._refresh()

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker
 
-from mttui.messages import OpenSession, PreviewLoaded, SessionsLoaded
+from mttui.messages import OpenSession, PreviewLoaded, SessionChangeDone, SessionsLoaded
 from mttui.session.errors import MttuiError
 from mttui.session.models import SearchHit, SearchScope, SessionInfo
+from mttui.session.resume.verdict import preview_verdict
+from mttui.session.service import SessionService
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import Clock, SessionTable
 from mttui.widgets.text import short_path
@@ -24,7 +27,6 @@ from mttui.widgets.workers import report_worker_error
 
 from .dialogs import ConfirmScreen, RenameScreen
 from .search import SearchScreen
-from .verdict import quick_verdict
 
 PAGE = 100
 
@@ -49,11 +51,14 @@ class BrowserScreen(Screen[None]):
     ]
     AUTO_FOCUS = "SessionTable"
 
-    def __init__(self, service: Any, clock: Clock, *, all_projects: bool = False) -> None:
+    all_projects: reactive[bool] = reactive(False, init=False)  # the list's scope
+
+    def __init__(self, service: SessionService, clock: Clock, *,
+                 all_projects: bool = False) -> None:
         super().__init__()
         self.service = service
         self.clock = clock
-        self.all_projects = all_projects
+        self.set_reactive(BrowserScreen.all_projects, all_projects)
         self.next_cursor: str | None = None
         self.fetching = False
         self._serial = 0
@@ -148,7 +153,7 @@ class BrowserScreen(Screen[None]):
     @work(thread=True, group="preview", exclusive=True, exit_on_error=False, name="preview")
     def _preview(self, info: SessionInfo) -> None:
         page = self.service.history(info.id, limit=6)
-        verdict = quick_verdict(self.service, info)
+        verdict = preview_verdict(self.service, info)
         self.post_message(PreviewLoaded(info, page, verdict))
 
     def on_preview_loaded(self, message: PreviewLoaded) -> None:
@@ -181,6 +186,8 @@ class BrowserScreen(Screen[None]):
 
     def action_toggle_all(self) -> None:
         self.all_projects = not self.all_projects
+
+    def watch_all_projects(self) -> None:
         self.table.set_sessions([], reset=True, more=False)
         self._bar()
         self.reload()
@@ -192,7 +199,7 @@ class BrowserScreen(Screen[None]):
 
         def done(title: str | None) -> None:
             if title and title != info.title:
-                self._change("rename", info.id, title)
+                self._change("rename", info.id, lambda: self.service.rename(info.id, title))
 
         self.app.push_screen(RenameScreen(info.title or ""), done)
 
@@ -203,20 +210,25 @@ class BrowserScreen(Screen[None]):
 
         def done(yes: bool | None) -> None:
             if yes:
-                self._change("delete", info.id)
+                self._change("delete", info.id, lambda: self.service.delete(info.id))
 
         question = (f"Delete “{info.title or '(untitled)'}” ({info.message_count:,} messages)?"
                     "\nIts log and checkpoints are removed. This cannot be undone.")
         self.app.push_screen(ConfirmScreen("Delete session", question), done)
 
     @work(thread=True, group="change", exit_on_error=False, name="changing the session")
-    def _change(self, what: str, session_id: str, *args: str) -> None:
+    def _change(self, what: str, session_id: str, change: Callable[[], None]) -> None:
         try:
-            getattr(self.service, what)(session_id, *args)
+            change()
         except MttuiError as exc:
-            self.app.call_from_thread(self.notify, str(exc), title=f"Cannot {what}",
-                                      severity="error")
+            self.post_message(SessionChangeDone(what, session_id, error=str(exc)))
             return
-        done = "Renamed" if what == "rename" else "Deleted"
-        self.app.call_from_thread(self.notify, f"{done} session {session_id}", timeout=3)
-        self.app.call_from_thread(self.reload)
+        self.post_message(SessionChangeDone(what, session_id))
+
+    def on_session_change_done(self, message: SessionChangeDone) -> None:
+        if message.error is not None:
+            self.notify(message.error, title=f"Cannot {message.what}", severity="error")
+            return
+        done = "Renamed" if message.what == "rename" else "Deleted"
+        self.notify(f"{done} session {message.session_id}", timeout=3)
+        self.reload()

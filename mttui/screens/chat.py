@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from typing import Any
 
 from rich.text import Text
@@ -30,11 +29,10 @@ from mttui.session.models import HistoryPage, SearchHit, SearchScope
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
-from mttui.widgets.markers import scan_markers
 from mttui.widgets.pending_lane import PendingLane
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.session_table import Clock
-from mttui.widgets.status import StatusBar, last_usage
+from mttui.widgets.status import StatusBar
 from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
@@ -133,7 +131,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         self.query_one("#chat-bar", Static).update(bar)
 
     def watch_state(self, state: str) -> None:
-        self.status.set(state=state)
+        self.status.state = state
         self.query_one(PromptArea).set_class(state not in ("idle", "read-only"), "-busy")
 
     # -- what the workers say ------------------------------------------------------
@@ -142,7 +140,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
             self.state = message.state
 
     def on_status_note(self, message: StatusNote) -> None:
-        self.status.set(note=message.text)
+        self.status.note = message.text
 
     def on_note(self, message: Note) -> None:
         self.notify(message.text, title=message.title, severity=message.severity)  # type: ignore[arg-type]
@@ -157,9 +155,9 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         self._bar()
         info = self.chat.info
         if info is not None:
-            self.status.set(compressions=info.compression_count)
+            self.status.compressions = info.compression_count
         if message.used is not None:
-            self.status.set(used=message.used[0], estimated=message.used[1])
+            self.status.used, self.status.estimated = message.used
         self.history.set_markers(message.markers)
         if self.around is not None:
             self.history.load_around(self.around)
@@ -174,7 +172,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
             self.notify(f"resumed in {message.mode} mode", severity="warning")
 
     def on_read_only(self, message: ReadOnly) -> None:
-        self.status.set(note=message.reason)
+        self.status.note = message.reason
         self.state = "read-only"
         self._bar("read-only")
         prompt = self.query_one(PromptArea)
@@ -192,7 +190,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     @work(thread=True, group="open", exit_on_error=False, name="opening the session")
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
-        self.post_message(Opened(scan_markers(info.path), last_usage(self.service, info.id)))
+        self.post_message(Opened(self.service.markers(info.id), self.service.last_usage(info.id)))
         self.pending_opened()
         if not self.chat.writable():
             self.post_message(ReadOnly(self.chat.read_only or ""))
@@ -213,7 +211,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         """Apply the resume (worker thread); its warnings show where it happened."""
         resumed = self.chat.resume()
         assert self.chat.info is not None
-        markers = scan_markers(self.chat.info.path)
+        markers = self.service.markers(self.chat.info.id)
         marks = [m for m in markers if m.kind == "resumed"]
         if resumed.warnings and marks:  # the record has codes; show the full messages
             marks[-1].data = {**marks[-1].data, "warnings": resumed.warnings}
@@ -275,7 +273,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         """A run event from a worker: drawn by the screen (posted, never called across)."""
         self.post_message(RunEventMessage(event))
         if isinstance(event, ev.Compressed) and self.chat.info is not None:
-            self.post_message(MarkersChanged(scan_markers(self.chat.info.path)))
+            self.post_message(MarkersChanged(self.service.markers(self.chat.info.id)))
 
     def ask(self, request: ev.ApprovalRequested) -> ApprovalAnswer | None:
         """Worker thread: show the approval dialog and wait for the answer (``None``:
@@ -290,7 +288,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
 
     async def _ask_on_screen(self, request: ev.ApprovalRequested,
                              diffs: dict[str, str]) -> ApprovalDecision | None:
-        if self._leaving:
+        if self.leaving:
             return None
         answer: asyncio.Future[ApprovalDecision | None] = asyncio.get_running_loop(
         ).create_future()
@@ -316,11 +314,11 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         if isinstance(event, (ev.RunStarted, ev.ApprovalDecided)):
             self.state = "running"
         elif isinstance(event, ev.UsageUpdated):
-            self.status.set(used=event.input_tokens + event.output_tokens,
-                            estimated=event.estimated)
+            self.status.used = event.input_tokens + event.output_tokens
+            self.status.estimated = event.estimated
         elif isinstance(event, ev.Compressed):
-            self.status.set(compressions=self.status.compressions + 1,
-                            used=event.tokens_after)
+            self.status.compressions += 1
+            self.status.used = event.tokens_after
         elif isinstance(event, ev.Notice) and event.level == "info":
             self.notify(event.text, timeout=4)
         elif isinstance(event, ev.RunEnded) and event.status != "awaiting_approval":
@@ -337,7 +335,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
             if not self.history.has_newer:
                 self.history.load_newest()  # resync with the log (seqs, closed calls)
         elif event.worker.group == "open" and event.state == WorkerState.ERROR:
-            self.status.set(note="could not open the session")
+            self.status.note = "could not open the session"
             self.state = "read-only"
 
     # -- keys ----------------------------------------------------------------------------
@@ -382,7 +380,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         """``/compact [instructions]`` (or a confirmed ``ctrl+k``): compress now."""
         if not self._can_compact():
             return False
-        self.status.set(note="compacting…")
+        self.status.note = "compacting…"
         self.state = "running"
         self._compact(instructions)
         return True
@@ -432,11 +430,9 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
                 await asyncio.wait_for(worker.wait(), grace)
         await asyncio.to_thread(self.chat.close)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         """The app is exiting without :meth:`shutdown` (e.g. ``app.exit()``): stop the
-        run and close the session in a thread that the interpreter waits for, so the
-        event loop never sleeps or fsyncs here."""
-        super().on_unmount()
+        run and close the session in a thread (the event loop only awaits it)."""
+        await super().on_unmount()
         self._drop_question()
-        threading.Thread(target=self.chat.close, kwargs={"wait": 5.0},
-                         name="mttui-close-session").start()
+        await asyncio.to_thread(self.chat.close, wait=5.0)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from mttui.graph.events import ApprovalRequested
-from mttui.widgets.history_items import Marker
+from mttui.session.markers import Marker
 
 
 @dataclass

@@ -23,7 +23,7 @@ from mttui.core.handle import ApprovalAnswer
 from mttui.graph import events as ev
 from mttui.messages import RunEventMessage
 from mttui.session.errors import MttuiError
-from mttui.widgets.pending_lane import EditQueuedScreen, PendingLane
+from mttui.widgets.pending_lane import EditQueuedScreen, LaneAction, PendingLane
 from mttui.widgets.prompt import PromptArea
 
 from .chat_messages import Accepted, Kick, LaneRows, Note, SendAgain, StateChanged
@@ -52,7 +52,7 @@ class PendingChat(Screen[None]):
         super().__init__()
         self._receipts: list[str] = []  # steers read during the current run
         self._draining = False
-        self._leaving = False
+        self.leaving = False
 
     # what the chat screen provides
     def emit(self, event: ev.RunEvent) -> None:
@@ -117,7 +117,7 @@ class PendingChat(Screen[None]):
         self._draining = True
         try:
             def stop() -> bool:
-                return worker.is_cancelled or self._leaving or handle.writer.closed
+                return worker.is_cancelled or self.leaving or handle.writer.closed
 
             def emit(event: ev.RunEvent) -> None:
                 if isinstance(event, ev.PendingChanged) and event.reason == "taken":
@@ -131,10 +131,10 @@ class PendingChat(Screen[None]):
 
     def pending_leave(self) -> None:
         """The chat is closing: the drain stops after the current run (items stay)."""
-        self._leaving = True
+        self.leaving = True
 
-    def on_unmount(self) -> None:
-        self._leaving = True
+    async def on_unmount(self) -> None:
+        self.leaving = True
 
     # -- the lane (event loop) ----------------------------------------------------------
     def on_lane_rows(self, message: LaneRows) -> None:
@@ -164,16 +164,16 @@ class PendingChat(Screen[None]):
 
     def on_pending_lane_act(self, message: PendingLane.Act) -> None:
         item, action = message.item, message.action
-        if action == "resume":
+        if action is LaneAction.RESUME:
             self.action_resume_queue()
         elif item is None:
             return
         elif item["mode"] == "steer":
-            if item["state"] == "failed" and action in ("retry", "remove"):
-                self._lane_op("remove", item, then_send=action == "retry")
+            if item["state"] == "failed" and action in (LaneAction.RETRY, LaneAction.REMOVE):
+                self._lane_op("remove", item, then_send=action is LaneAction.RETRY)
             else:
                 self.notify("a steer is already part of the conversation", severity="warning")
-        elif action == "edit":
+        elif action is LaneAction.EDIT:
             self._edit(item)
         else:
             self._lane_op(action, item)

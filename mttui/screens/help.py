@@ -17,11 +17,9 @@ Section = tuple[str, list[BindingType]]
 
 
 def offline_help() -> str:
-    """The offline model's trigger syntax, from the runtime (empty if unavailable)."""
-    try:
-        from mttui.graph.models import OFFLINE_HELP
-    except ImportError:  # pragma: no cover - hook for a runtime without the offline model
-        return ""
+    """The offline model's trigger syntax (imported when the help opens, not at start)."""
+    from mttui.graph.models import OFFLINE_HELP
+
     return OFFLINE_HELP
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
@@ -17,8 +16,10 @@ from textual.worker import Worker
 
 from mttui.messages import SearchDone
 from mttui.session.models import SNIPPET_END, SNIPPET_START, SearchHit, SearchScope
+from mttui.session.service import SessionService
+from mttui.session.times import relative_time
 from mttui.widgets.session_table import Clock
-from mttui.widgets.text import literal, one_line, relative_time
+from mttui.widgets.text import literal, one_line
 from mttui.widgets.workers import report_worker_error
 
 SCOPE_LABEL = {"session": "this session", "project": "this project", "all": "everything"}
@@ -67,13 +68,17 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         Binding("up", "move(-1)", "Previous", show=False, id="search.previous"),
     ]
 
-    def __init__(self, service: Any, clock: Clock, *, scope: SearchScope = "project",
-                 session_id: str | None = None, query: str = "") -> None:
+    scope: reactive[SearchScope] = reactive[SearchScope]("project", init=False)
+
+    def __init__(self, service: SessionService, clock: Clock, *,
+                 scope: SearchScope = "project", session_id: str | None = None,
+                 query: str = "") -> None:
         super().__init__()
         self.service = service
         self.clock = clock
         self.session_id = session_id
-        self.scope: SearchScope = scope if (scope != "session" or session_id) else "project"
+        self.set_reactive(SearchScreen.scope,
+                          scope if (scope != "session" or session_id) else "project")
         self.initial = query
         self.hits: list[SearchHit] = []
         self._serial = 0
@@ -165,6 +170,8 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     def action_scope(self) -> None:
         scopes = self.scopes
         self.scope = scopes[(scopes.index(self.scope) + 1) % len(scopes)]
+
+    def watch_scope(self) -> None:
         self._show_scope()
         self._run_search()
 

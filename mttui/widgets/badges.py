@@ -7,13 +7,6 @@ from rich.text import Text
 
 from mttui.session.models import SessionStatus
 
-BADGE_HELP = [
-    ("⏸", "awaiting approval"),
-    ("⚠", "a tool was interrupted"),
-    ("⧗", "queued inputs"),
-    ("✗", "corrupt lines in the log"),
-]
-
 
 def badges(status: SessionStatus) -> Text:
     out = Text(no_wrap=True)
@@ -31,18 +24,4 @@ def badges(status: SessionStatus) -> Text:
         add(f"⧗{status.queued}", "cyan")
     if status.corrupt_lines:
         add(f"✗{status.corrupt_lines}", "red")
-    return out
-
-
-def describe(status: SessionStatus) -> list[tuple[str, str]]:
-    """``(badge, words)`` for each active badge (the preview spells them out)."""
-    out = []
-    if status.awaiting_approval:
-        out.append(("⏸", "awaiting approval"))
-    if status.interrupted_tools:
-        out.append(("⚠", f"{status.interrupted_tools} interrupted tool call(s)"))
-    if status.queued:
-        out.append(("⧗", f"{status.queued} queued input(s)"))
-    if status.corrupt_lines:
-        out.append(("✗", f"{status.corrupt_lines} corrupt line(s) skipped"))
     return out

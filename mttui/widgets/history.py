@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from typing import Any
+from typing import Literal, Protocol
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker
@@ -29,7 +30,14 @@ from .history_render import Palette, make_console, render_item
 from .history_window import HistoryWindow, page_items
 from .workers import report_worker_error
 
-Pager = Callable[..., HistoryPage]
+Fetch = Literal["replace", "older", "newer"]  # replace the window, or join a page at one end
+
+
+class Pager(Protocol):
+    """Fetches a keyset page of the session's messages (``SessionService.history``'s keys)."""
+
+    def __call__(self, *, limit: int = ..., before: int | None = ..., around: int | None = ...,
+                 after: int | None = ...) -> HistoryPage: ...
 
 
 class HistoryView(HistoryWindow, ScrollView, can_focus=True):
@@ -61,13 +69,29 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
     PAGE = 50
     GUTTER = 2
 
+    class PageLoaded(Message, bubble=False):
+        """A page fetched and rendered by the worker (``generation``: of the request)."""
+
+        def __init__(self, how: Fetch, generation: int, page: HistoryPage, items: list[Item],
+                     focus: int | None, top: bool) -> None:
+            super().__init__()
+            self.how, self.generation, self.page, self.items = how, generation, page, items
+            self.focus, self.top = focus, top
+
+    class PageFailed(Message, bubble=False):
+        """The worker could not fetch the page of request ``generation``."""
+
+        def __init__(self, generation: int) -> None:
+            super().__init__()
+            self.generation = generation
+
     def __init__(self, pager: Pager, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.pager = pager
         self.markers: list[Marker] = []
-        self._init_window()
+        self.reset_window()
         self._offsets: list[int] = []
-        self._total = 0
+        self.line_count = 0
         self.fetching = False
         self.selected: Item | None = None
         self.highlight_seq: int | None = None
@@ -124,9 +148,19 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
     def at_bottom(self) -> bool:
         return self.scroll_y >= self.max_scroll_y - 1
 
+    def scroll_to_y(self, y: float) -> None:
+        """Jump (no animation) to line ``y``."""
+        self.scroll_to(y=y, animate=False, immediate=True, force=True)
+
+    def rerender(self, item: Item) -> None:
+        """Render ``item`` again (it was expanded or collapsed) and lay out the rest."""
+        self._render_item(item)
+        self._reflow(follow=False)
+
     # -- fetching -------------------------------------------------------------
-    def _fetch(self, how: str, *, focus: int | None = None, top: bool = False,
-               **query: Any) -> None:
+    def _fetch(self, how: Fetch, *, focus: int | None = None, top: bool = False,
+               limit: int = PAGE, before: int | None = None, around: int | None = None,
+               after: int | None = None) -> None:
         if how == "replace":
             self._generation += 1
         elif self.fetching:
@@ -138,47 +172,48 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
 
         def work() -> None:
             try:
-                page = self.pager(**query)
+                page = self.pager(limit=limit, before=before, around=around, after=after)
             except Exception:
-                self.app.call_from_thread(self._failed, generation)
+                self.post_message(self.PageFailed(generation))
                 raise
             items = page_items(page, markers, width, palette)
-            self.app.call_from_thread(self._apply, how, generation, page, items, focus, top)
+            self.post_message(self.PageLoaded(how, generation, page, items, focus, top))
 
         self.run_worker(work, thread=True, group="history", name="loading history",
                         exit_on_error=False)
 
-    def _failed(self, generation: int) -> None:
-        if generation == self._generation:
+    def on_history_view_page_failed(self, message: PageFailed) -> None:
+        if message.generation == self._generation:
             self.fetching = False
             self.refresh()
 
-    def _apply(self, how: str, generation: int, page: HistoryPage, items: list[Item],
-               focus: int | None, top: bool) -> None:
+    def on_history_view_page_loaded(self, message: PageLoaded) -> None:
         self.fetching = False
-        if generation != self._generation:
+        if message.generation != self._generation:
             return
+        how, page, items, focus, top = (message.how, message.page, message.items, message.focus,
+                                        message.top)
         if how == "replace":
-            self._replace_items(page, items)
-            self.selected = self._item_of(focus) if focus is not None else None
+            self.replace_items(page, items)
+            self.selected = self.item_of(focus) if focus is not None else None
             self._reflow(follow=focus is None and not top)
             if focus is not None and self.selected is not None:
                 self._center(self.selected)
             elif top:
-                self.scroll_to(y=0, animate=False, immediate=True, force=True)
+                self.scroll_to_y(0)
             self.call_after_refresh(self._check_paging)
             return
         anchor = (self.items[0] if how == "older" else self.items[-1]) if self.items else None
-        before = self._offset_of(anchor) if anchor is not None else 0
+        before = self.offset_of(anchor) if anchor is not None else 0
         if how == "older":
-            self._prepend_items(page, items)
+            self.prepend_items(page, items)
             moved = True
         else:
-            moved = self._append_items(page, items) > 0
+            moved = self.append_items(page, items) > 0
         self._reflow(follow=False)
         if moved and anchor is not None and anchor in self.items:
-            delta = self._offset_of(anchor) - before
-            self.scroll_to(y=self.scroll_y + delta, animate=False, immediate=True, force=True)
+            delta = self.offset_of(anchor) - before
+            self.scroll_to_y(self.scroll_y + delta)
         self.call_after_refresh(self._check_paging)
 
     def _check_paging(self) -> None:
@@ -210,36 +245,36 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
             offsets.append(y)
             y += len(item.lines or ())
         self._offsets = offsets
-        self._total = y + (1 if self.has_newer else 0)
-        self.virtual_size = Size(self.scrollable_content_region.width, self._total)
+        self.line_count = y + (1 if self.has_newer else 0)
+        self.virtual_size = Size(self.scrollable_content_region.width, self.line_count)
         self.refresh()
         if follow:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+            self.scroll_to_y(self.max_scroll_y)
 
-    def _offset_of(self, item: Item) -> int:
+    def offset_of(self, item: Item) -> int:
         return self._offsets[self.items.index(item)]
 
     def _center(self, item: Item) -> None:
-        top = self._offset_of(item)
+        top = self.offset_of(item)
         height = self.scrollable_content_region.height
-        self.scroll_to(y=max(top - height // 3, 0), animate=False, immediate=True, force=True)
+        self.scroll_to_y(max(top - height // 3, 0))
 
     def on_resize(self, event: events.Resize) -> None:
         if self.content_width == self._width:
             return
         self._width = self.content_width
         follow = self.at_bottom
-        anchor = self._item_at(int(self.scroll_y))
+        anchor = self.item_at(int(self.scroll_y))
         self._reflow(follow=follow)
         if anchor is not None and not follow:
-            self.scroll_to(y=self._offset_of(anchor), animate=False, immediate=True, force=True)
+            self.scroll_to_y(self.offset_of(anchor))
 
     def on_mount(self) -> None:
         self._resolve_palette()
         self.watch(self.app, "theme", lambda _: self._theme_changed(), init=False)
 
     def _theme_changed(self) -> None:
-        self._rich_style_cache.clear()
+        self.notify_style_update()
         self._resolve_palette()
         for item in self.items:
             item.invalidate()
@@ -249,7 +284,7 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
         self._palette = Palette.resolve(
             lambda name: self.get_component_rich_style(f"history--{name}", partial=True))
 
-    def _item_at(self, line: int) -> Item | None:
+    def item_at(self, line: int) -> Item | None:
         if not self.items or line < 1:
             return self.items[0] if self.items else None
         i = bisect_right(self._offsets, line) - 1
@@ -263,9 +298,9 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
         base = self.rich_style
         if line == 0:
             return self._edge_line("start", width, base)
-        if self.has_newer and line == self._total - 1:
+        if self.has_newer and line == self.line_count - 1:
             return self._edge_line("end", width, base)
-        if line >= self._total or not self.items:
+        if line >= self.line_count or not self.items:
             return Strip.blank(width, base)
         i = bisect_right(self._offsets, line) - 1
         item = self.items[i]

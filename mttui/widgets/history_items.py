@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mttui.session.markers import Marker
 from mttui.session.models import MessageRow
 
 Kind = Literal["user", "assistant", "tool", "compression", "warnings", "notice", "system"]
@@ -30,16 +31,6 @@ WARNING_TEXT = {
     "queue_held": "queued inputs are held until the queue is resumed",
     "execution_not_restored": "only the conversation was restored",
 }
-
-
-@dataclass
-class Marker:
-    """A non-message event of the log, placed after message ``anchor`` (0 = before all)."""
-
-    kind: Literal["compression", "resumed"]
-    anchor: int
-    record_seq: int
-    data: dict[str, Any]
 
 
 @dataclass(eq=False)

@@ -17,14 +17,14 @@ from .history_render import Palette, make_console, render_item
 class HistoryWindow:
     MAX_ITEMS = 300
 
-    def _init_window(self) -> None:
+    def reset_window(self) -> None:
         self.items: list[Item] = []
         self.oldest_seq = 0
         self.newest_seq = 0
         self.has_more = False  # older messages exist
         self.has_newer = False  # newer messages exist (the live end is not shown)
 
-    def _replace_items(self, page: HistoryPage, items: list[Item]) -> None:
+    def replace_items(self, page: HistoryPage, items: list[Item]) -> None:
         rows = page.messages
         expanded = {it.key for it in self.items if it.expanded}
         for item in items:
@@ -39,14 +39,14 @@ class HistoryWindow:
         self.newest_seq = rows[-1].seq if rows else 0
         self.has_more, self.has_newer = page.has_more, page.has_newer
 
-    def _prepend_items(self, page: HistoryPage, items: list[Item]) -> None:
+    def prepend_items(self, page: HistoryPage, items: list[Item]) -> None:
         self.items = join_results(items + self.items)
         self.has_more = page.has_more
         if page.messages:
             self.oldest_seq = page.messages[0].seq
         self._trim(end=True)
 
-    def _append_items(self, page: HistoryPage, items: list[Item]) -> int:
+    def append_items(self, page: HistoryPage, items: list[Item]) -> int:
         """Returns how many items were dropped at the oldest end."""
         self.items = join_results(self.items + items)
         self.has_newer = page.has_newer
@@ -54,7 +54,7 @@ class HistoryWindow:
             self.newest_seq = page.messages[-1].seq
         return self._trim(end=False)
 
-    def _item_of(self, seq: int) -> Item | None:
+    def item_of(self, seq: int) -> Item | None:
         return next((it for it in self.items if it.seq == seq or it.result_seq == seq), None)
 
     def _trim(self, *, end: bool) -> int:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.timer import Timer
+
 from mttui.graph import events as ev
 
 from .history import HistoryView
-from .history_items import Item, warning_list
+from .history_items import Item, Kind, warning_list
 
 FLUSH = 0.05
 
@@ -23,7 +25,7 @@ class LiveTranscript:
         self.view = view
         self.streams: dict[str, Item] = {}
         self.dirty: set[Item] = set()
-        self._timer: Any = None
+        self._timer: Timer | None = None
 
     # -- helpers --------------------------------------------------------------
     def _next_seq(self) -> int:
@@ -146,5 +148,5 @@ class LiveTranscript:
                                         call_id=str(call.get("id", "")),
                                         args=call.get("args", {}), status="open"))
             return
-        kind: Any = "user" if role == "user" else "system"
+        kind: Kind = "user" if role == "user" else "system"
         self.view.add_item(Item(kind, f"m{seq}", seq, text=content, status=status))

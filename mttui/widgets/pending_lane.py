@@ -9,6 +9,7 @@ that the chat screen carries out (``screens/chat_pending.py``).
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from rich.text import Text
@@ -16,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
@@ -30,6 +32,17 @@ _STATE = {
     "read": ("read ✓", "green"),
     "failed": ("not delivered · r sends again · d dismisses", "bold red"),
 }
+
+
+class LaneAction(StrEnum):
+    """What the user asks of a pending item (or, ``RESUME``, of the held queue)."""
+
+    EDIT = "edit"
+    UP = "up"
+    DOWN = "down"
+    REMOVE = "remove"
+    RETRY = "retry"
+    RESUME = "resume"
 
 
 class PendingLane(Vertical, can_focus=True):
@@ -55,18 +68,16 @@ class PendingLane(Vertical, can_focus=True):
     ]
 
     class Act(Message):
-        """The user asks for ``action`` (edit, up, down, remove, retry, resume) on an item."""
+        """The user asks for ``action`` on ``item`` (``None`` for ``RESUME``)."""
 
-        def __init__(self, action: str, item: dict[str, Any] | None) -> None:
+        def __init__(self, action: LaneAction, item: dict[str, Any] | None) -> None:
             super().__init__()
             self.action = action
             self.item = item
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.rows: list[dict[str, Any]] = []
-        self.held = False
-        self.cursor = 0
+    rows: reactive[list[dict[str, Any]]] = reactive(list, always_update=True, init=False)
+    held: reactive[bool] = reactive(False, init=False)  # the queue waits for "Resume queue"
+    cursor: reactive[int] = reactive(0, init=False)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="lane-head"):
@@ -81,6 +92,14 @@ class PendingLane(Vertical, can_focus=True):
         """Display ``rows`` (``queue list`` items, plus read receipts); hidden when empty."""
         self.rows, self.held = rows, held
         self.cursor = min(self.cursor, max(len(rows) - 1, 0))
+
+    def watch_rows(self) -> None:
+        self._redraw()
+
+    def watch_held(self) -> None:
+        self._redraw()
+
+    def watch_cursor(self) -> None:
         self._redraw()
 
     def _redraw(self) -> None:
@@ -120,20 +139,22 @@ class PendingLane(Vertical, can_focus=True):
     def action_cursor(self, step: int) -> None:
         if self.rows:
             self.cursor = (self.cursor + step) % len(self.rows)
-            self._redraw()
 
-    def action_act(self, action: str) -> None:
+    def action_act(self, name: str) -> None:
+        """``name``: a :class:`LaneAction` value (bindings pass action arguments as text)."""
         if not self.rows:
             return
+        action = LaneAction(name)
         row = self.rows[self.cursor]
         self.post_message(self.Act(action, row))
-        if action in ("up", "down") and row["mode"] == "queue":  # the cursor follows it
-            last = sum(r["mode"] == "queue" for r in self.rows) - 1
-            self.cursor = max(0, min(self.cursor + (1 if action == "down" else -1), last))
+        if action in (LaneAction.UP, LaneAction.DOWN) and row["mode"] == "queue":
+            last = sum(r["mode"] == "queue" for r in self.rows) - 1  # the cursor follows it
+            step = 1 if action is LaneAction.DOWN else -1
+            self.cursor = max(0, min(self.cursor + step, last))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.post_message(self.Act("resume", None))
+        self.post_message(self.Act(LaneAction.RESUME, None))
 
 
 class EditQueuedScreen(ModalScreen[str | None]):

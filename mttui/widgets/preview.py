@@ -13,11 +13,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from mttui.messages import Verdict
 from mttui.session.models import MessageRow, SessionInfo
+from mttui.session.resume.verdict import PreviewVerdict
+from mttui.session.times import relative_time
 
-from .badges import describe
-from .text import literal, relative_time
+from .text import literal
 
 MODE_STYLE = {"execution": "bold green", "transcript": "bold yellow", "refused": "bold red"}
 ROLE_LABEL = {"user": ("You", "bold cyan"), "assistant": ("Assistant", "bold magenta"),
@@ -48,7 +48,7 @@ class PreviewPane(VerticalScroll, can_focus=False):
         self.query_one("#preview-body", Static).update(
             Group(*self._head(info), Text(""), Text("loading…", style="dim")))
 
-    def show(self, info: SessionInfo, messages: list[MessageRow], verdict: Verdict) -> None:
+    def show(self, info: SessionInfo, messages: list[MessageRow], verdict: PreviewVerdict) -> None:
         self.session_id = info.id
         parts = [*self._head(info), Text(""), *self._verdict(verdict), Text(""),
                  *self._messages(messages, info)]
@@ -70,11 +70,11 @@ class PreviewPane(VerticalScroll, can_focus=False):
         facts.add_row("updated", relative_time(info.updated_at, now))
         facts.add_row("created", relative_time(info.created_at, now))
         out: list[RenderableType] = [title, facts]
-        for badge, words in describe(info.status):
+        for badge, words in info.status.describe():
             out.append(Text.assemble((badge + " ", "bold yellow"), words))
         return out
 
-    def _verdict(self, verdict: Verdict) -> list[RenderableType]:
+    def _verdict(self, verdict: PreviewVerdict) -> list[RenderableType]:
         line = Text("Resume  ", style="bold")
         if verdict.mode == "unchecked":
             line.append("not checked", style="dim")

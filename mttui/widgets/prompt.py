@@ -32,30 +32,24 @@ class PromptArea(TextArea):
     def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          placeholder=placeholder, highlight_cursor_line=False)
-        self._keymap_seen: dict[str, str] | None = None
-        self._keys: dict[str, str] = {}
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         """Send/newline keys are handled here, in typing order: a priority binding would
-        act before the characters typed just before it reach the text."""
+        act before the characters typed just before it reach the text. ``prevent_default``
+        keeps the TextArea from inserting the key."""
         action = self._action_for(event.key)
         if action is not None:
             event.stop()
             event.prevent_default()
             await self.run_action(action)
-            return
-        await super()._on_key(event)
 
     def _action_for(self, key: str) -> str | None:
-        keymap = dict(getattr(self.app, "_keymap", {}) or {})
-        if self._keymap_seen != keymap:
-            bindings = self._bindings.copy()
-            if keymap:
-                bindings.apply_keymap(keymap)
-            self._keys = {k: b[0].action for k, b in bindings.key_to_bindings.items()
-                          if b and b[0].action in ("submit", "newline")}
-            self._keymap_seen = keymap
-        return self._keys.get(key)
+        """``submit``/``newline`` when ``key`` is bound to it here (after the app's keymap)."""
+        active = self.screen.active_bindings.get(key)
+        if active is None or active.node is not self:
+            return None
+        action = active.binding.action
+        return action if action in ("submit", "newline") else None
 
     def action_submit(self) -> None:
         text = self.text
@@ -64,5 +58,6 @@ class PromptArea(TextArea):
         self.post_message(self.Submitted(self, text))
 
     def action_newline(self) -> None:
-        start, end = self.selection
-        self._replace_via_keyboard("\n", start, end)
+        if not self.read_only:
+            start, end = self.selection
+            self.replace("\n", start, end, maintain_selection_offset=False)

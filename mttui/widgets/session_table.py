@@ -13,9 +13,10 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from mttui.session.models import SessionInfo
+from mttui.session.times import relative_time
 
 from .badges import badges
-from .text import one_line, relative_time
+from .text import one_line
 
 Clock = Callable[[], datetime]
 

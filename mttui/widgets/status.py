@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
-from textual.widgets import Static
+from textual.reactive import reactive
+from textual.widget import Widget
 
 from .text import tokens
 
@@ -20,10 +19,22 @@ STATE_STYLE = {
 }
 
 
-class StatusBar(Static):
+class StatusBar(Widget):
+    """One line; every shown value is a reactive, so assigning it repaints the bar."""
+
     DEFAULT_CSS = """
     StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
     """
+
+    provider: reactive[str] = reactive("")
+    model: reactive[str] = reactive("")
+    approval: reactive[str] = reactive("")
+    token_limit: reactive[int] = reactive(0)
+    state: reactive[str] = reactive("idle")
+    used: reactive[int] = reactive(0)  # tokens of the last model call
+    estimated: reactive[bool] = reactive(False)
+    compressions: reactive[int] = reactive(0)
+    note: reactive[str] = reactive("")
 
     def __init__(self, *, provider: str, model: str, approval: str, token_limit: int,
                  id: str | None = None) -> None:
@@ -32,21 +43,8 @@ class StatusBar(Static):
         self.model = model
         self.approval = approval
         self.token_limit = token_limit
-        self.state = "idle"
-        self.used = 0
-        self.estimated = False
-        self.compressions = 0
-        self.note = ""
 
-    def on_mount(self) -> None:
-        self.redraw()
-
-    def set(self, **changes: object) -> None:
-        for key, value in changes.items():
-            setattr(self, key, value)
-        self.redraw()
-
-    def redraw(self) -> None:
+    def render(self) -> Text:
         line = Text(no_wrap=True, overflow="ellipsis")
         if self.provider == "offline":
             line.append(" offline model ", style="bold black on yellow")
@@ -66,18 +64,4 @@ class StatusBar(Static):
         line.append(self.approval, style="bold red" if self.approval == "yolo" else "bold")
         if self.note:
             line.append("   " + self.note, style="dim")
-        self.update(line)
-
-
-def last_usage(service: Any, session_id: str) -> tuple[int, bool] | None:
-    """``(tokens, estimated)`` of the newest assistant message with usage (worker thread).
-
-    The status bar shows it when a session opens, before any new model call.
-    """
-    page = service.history(session_id, limit=50)
-    for msg in reversed(page.messages):
-        usage = msg.usage or {}
-        if msg.role == "assistant" and usage:
-            total = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
-            return total, bool(usage.get("estimated"))
-    return None
+        return line

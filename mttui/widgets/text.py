@@ -11,8 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
-
 # C0 controls (except tab and newline), DEL and C1 controls become visible symbols,
 # so an ANSI escape in model or tool output can never reach the terminal.
 _VISIBLE = {i: chr(0x2400 + i) for i in range(32) if i not in (9, 10)}
@@ -23,11 +21,6 @@ _VISIBLE.update({i: "\ufffd" for i in range(0x80, 0xA0)})
 def literal(text: str) -> str:
     """``text`` with control characters replaced by visible symbols (ESC → ␛)."""
     return text.translate(_VISIBLE)
-
-
-def literal_text(text: str, style: str = "") -> Text:
-    """A Rich ``Text`` that shows ``text`` literally (no markup, no ANSI)."""
-    return Text(literal(text), style=style)
 
 
 def one_line(text: str, limit: int) -> str:
@@ -56,28 +49,6 @@ def parse_time(stamp: str | None) -> datetime | None:
     except ValueError:
         return None
     return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-def relative_time(stamp: str | None, now: datetime) -> str:
-    """``just now``, ``5m ago``, ``3h ago``, ``2d ago``, ``Nov 02``, ``2025-11-02``."""
-    when = parse_time(stamp)
-    if when is None:
-        return "—"
-    seconds = (now - when).total_seconds()
-    if seconds < 45:
-        return "just now"
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return f"{minutes}m ago"
-    hours = int(seconds // 3600)
-    if hours < 24:
-        return f"{hours}h ago"
-    days = int(seconds // 86400)
-    if days < 7:
-        return f"{days}d ago"
-    if when.year == now.year:
-        return when.strftime("%b %d")
-    return when.strftime("%Y-%m-%d")
 
 
 def tokens(count: int) -> str:

@@ -27,23 +27,23 @@ def message(mid: str, role: str, content: str, **fields: Any) -> Record:
 
 def new_session(
     service: SessionService,
-    records: Iterable[Record] = (),
+    items: Iterable[Record] = (),
     *,
     title: str | None = None,
     provider: str = "p",
     model: str = "m",
 ) -> SessionWriter:
-    """A session holding ``records`` (appended in batches), its writer closed."""
+    """A session holding ``items`` (appended in batches), its writer closed."""
     with service.create_session(provider=provider, model=model, title=title) as w:
-        batch = list(records)
+        batch = list(items)
         for i in range(0, len(batch), 500):
             w.append_many(batch[i : i + 500])
     return w
 
 
-def append_behind(writer: SessionWriter, *records: dict[str, Any]) -> None:
+def append_behind(writer: SessionWriter, *raw: dict[str, Any]) -> None:
     """Records appended behind the writer's back (a later catch-up ingests them)."""
     with open(writer.path, "ab") as fh:
-        for rec in records:
+        for rec in raw:
             fh.write(dump_record({"seq": 900, "timestamp": "2026-01-01T00:00:00.000Z",
                                   "session_id": writer.session_id, **rec}))  # fmt: skip

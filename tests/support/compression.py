@@ -8,11 +8,13 @@ not need to know when compression fires (fixture ``routed``).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mttui.graph.compression.prompt import COMPRESS_MARKER
 from mttui.graph.compression.summary import SUMMARY_HEADER
+from mttui.session.record_types import Message
 from tests.support.fake_openai import FakeOpenAI, text
 from tests.support.logs import records
 from tests.support.resume import env
@@ -62,7 +64,7 @@ def is_summary_message(message: dict[str, Any]) -> bool:
     )
 
 
-def transcript(path: Path) -> list[dict[str, Any]]:
+def transcript(path: Path) -> list[Message]:
     return [r["message"] for r in records(path, "transcript_message")]
 
 
@@ -92,7 +94,7 @@ def assert_pairs(body: dict[str, Any]) -> None:
             assert owner, f"tool result {m['tool_call_id']} answers no call"
 
 
-def ids_of(body_messages: list[dict[str, Any]], log: list[dict[str, Any]]) -> list[str]:
+def ids_of(body_messages: list[dict[str, Any]], log: Sequence[Mapping[str, Any]]) -> list[str]:
     """Transcript ids of request messages: tool results by call id, assistant tool
     calls by their call ids, everything else by role and exact text (unique in
     these tests)."""

@@ -8,13 +8,14 @@ from typing import Any
 
 from mttui.session.log import dump_record
 from mttui.session.reader import read_all
+from mttui.session.record_types import Record as LogRecord
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
 
 Record = tuple[str, dict[str, Any]]
 
 
-def records(path: Path, type_: str | None = None) -> list[dict[str, Any]]:
+def records(path: Path, type_: str | None = None) -> list[LogRecord]:
     """The records of a session log, or only those of one type."""
     return [r for r in read_all(path)[0] if type_ is None or r["type"] == type_]
 

@@ -199,7 +199,8 @@ def test_secret_names_and_lengths() -> None:
 
 
 def test_the_longest_secret_wins_and_pieces_join_to_the_whole() -> None:
-    r = Redactor({"SHORT_TOKEN": "abcdefgh", "LONG_TOKEN": "abcdefghijkl", "X_SECRET": "efghWXYZ"})
+    secrets = {"SHORT_TOKEN": "abcdefgh", "LONG_TOKEN": "abcdefghijkl", "X_SECRET": "efghWXYZ"}
+    r = Redactor(secrets.items())
     whole = "--abcdefghijkl--abcdefgh--abcdefgXYZ--efghWXYZabcdefghij"
     expected = r.text(whole)
     assert expected == (
@@ -216,6 +217,19 @@ def test_the_longest_secret_wins_and_pieces_join_to_the_whole() -> None:
 
 
 def test_a_surrogate_pair_split_across_deltas_is_one_character() -> None:
-    stream = Redactor({}).stream()
+    stream = Redactor([]).stream()
     got = [stream.feed("a\ud83d"), stream.feed("\ude00b\ud800"), stream.feed("c"), stream.flush()]
     assert got == ["a", "\U0001f600b", "\ufffdc", ""]
+
+
+def test_a_key_from_the_config_file_is_a_secret_too(
+    make_runner: Any, fake_openai: FakeOpenAI, project: Path
+) -> None:
+    (project / "cfg.txt").write_text(f'api_key = "{KEY}"\n')
+    fake_openai.add(tools([("call_c", "shell", {"command": "cat cfg.txt"})]), text("seen"))
+    runner = make_runner("openai", url=fake_openai.url, approval="yolo", api_key=KEY)
+    events = list(runner.run("read the config"))
+    assert [e for e in events if isinstance(e, RunEnded)][-1].status == "completed"
+    outputs = [e.output for e in events if isinstance(e, ToolFinished)]
+    assert outputs == ['api_key = "[redacted:OPENAI_API_KEY]"\n']
+    assert KEY not in json.dumps(fake_openai.requests[-1])

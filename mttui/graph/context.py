@@ -99,4 +99,5 @@ def make_context(
         remembered=remembered, stop=stop, token_limit=settings.token_limit,
         compression_threshold=settings.compression_threshold,
         auto_compress=settings.auto_compress,
+        redactor=Redactor.from_env(also={"OPENAI_API_KEY": settings.api_key}),
     )  # fmt: skip

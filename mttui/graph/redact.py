@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mttui.session.utf8 import valid_text
@@ -45,10 +45,10 @@ def marker(name: str) -> str:
 class Redactor:
     """Replaces known secret values in text; with no secrets it only fixes encoding."""
 
-    def __init__(self, secrets: Mapping[str, str]) -> None:
+    def __init__(self, secrets: Iterable[tuple[str, str]]) -> None:
         by_value: dict[str, str] = {}
-        for name in sorted(secrets):  # one value under several names: the first name
-            value = valid_text(secrets[name])
+        for name, raw in sorted(secrets):  # one value under several names: the first name
+            value = valid_text(raw)
             if len(value) >= MIN_SECRET_LENGTH and value not in by_value:
                 by_value[value] = name
         self._names = by_value
@@ -57,10 +57,17 @@ class Redactor:
         self._longest = len(values[0]) if values else 0
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Redactor:
-        """The secrets of ``environ`` (default: this process's environment)."""
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        also: Mapping[str, str | None] | None = None,
+    ) -> Redactor:
+        """The secrets of ``environ`` (default: this process's environment), and ``also``
+        (secrets from elsewhere, e.g. the API key of the config file, by name)."""
         env = os.environ if environ is None else environ
-        return cls({k: v for k, v in env.items() if is_secret_name(k)})
+        pairs = [(k, v) for k, v in env.items() if is_secret_name(k)]
+        return cls(pairs + [(k, v) for k, v in (also or {}).items() if v])
 
     @property
     def names(self) -> list[str]:

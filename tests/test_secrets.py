@@ -19,7 +19,6 @@ from fake_openai import FakeOpenAI, text, tools
 from mttui.graph.events import MessageAdded, RunEnded, TextDelta, ToolFinished
 from mttui.graph.redact import Redactor, is_secret_name, without_secrets
 from mttui.session.reader import read_all
-from mttui.session.service import SessionService
 
 KEY = "sk-proj-Qz7-unique-api-key-4b1e9d0c2a-never-store"
 TOKEN = "ghp_unique-github-token-8f2e61a0d9c3"
@@ -82,7 +81,8 @@ def test_a_printed_environment_is_redacted_everywhere(
     env = _secret_env(home, fake_openai.url)
     first = _cli(home, project, env, "exec", "--json", "--approve", "all", "show me the env")
     assert first.returncode == 0, first.stderr
-    sid = json.loads(first.stdout.splitlines()[0])["session_id"]
+    started = json.loads(first.stdout.splitlines()[0])
+    sid, log_path = started["session_id"], Path(started["path"])
     assert fake_openai.headers[0]["authorization"] == f"Bearer {KEY}"  # the key was used
 
     second = _cli(home, project, env, "exec", "--session", sid, "--approve", "all", "and again")
@@ -95,7 +95,7 @@ def test_a_printed_environment_is_redacted_everywhere(
     assert "again: [redacted:OPENAI_API_KEY]!" in second.stdout
 
     # logged: the tool results say what was redacted
-    records, _ = read_all(SessionService(home, project).resolve(sid).path)
+    records, _ = read_all(log_path)
     tool_text = {
         r["message"]["tool_call_id"]: r["message"]["content"]
         for r in records

@@ -95,7 +95,7 @@ class Redactor:
         """A redactor for one streamed text."""
         return StreamRedactor(self)
 
-    def _held_back(self, buf: str) -> int:
+    def safe_end(self, buf: str) -> int:
         """Where the part of ``buf`` that is safe to show ends."""
         cut = len(buf)
         if self._pattern is not None:
@@ -128,7 +128,7 @@ class StreamRedactor:
     def feed(self, piece: str) -> str:
         """The part of the text so far that can be shown now (maybe empty)."""
         buf = self._held + piece
-        cut = self._redactor._held_back(buf)
+        cut = self._redactor.safe_end(buf)
         self._held = buf[cut:]
         return self._redactor.text(buf[:cut])
 

@@ -49,7 +49,9 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
         messages = list(state.get("messages", []))
         assert_paired(messages)  # before EVERY model call; raises, never repairs
         sent = [SystemMessage(content=ctx.system_prompt), *steers.merge_user_turns(messages)]
-        result = call_model(ctx.tool_model, sent, ctx.stop, emit, base_url=ctx.base_url)
+        result = call_model(
+            ctx.tool_model, sent, ctx.stop, emit, base_url=ctx.base_url, redactor=ctx.redactor
+        )
         if result.error is not None:
             # display-only: the error line goes to the transcript, not to the model
             record = {
@@ -159,6 +161,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
                 status, text = "denied", entry.get("error_msg") or MESSAGES_DENIED
             else:
                 status, text = "cancelled", MESSAGES_CANCELLED
+            text = ctx.redactor.text(text)  # before it is logged, checkpointed, shown or sent
             entry["status"], entry["result"] = status, text
             msg = ToolMessage(
                 content=text,

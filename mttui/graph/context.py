@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .events import Emit
 from .journal import Journal
+from .redact import Redactor
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -56,6 +57,7 @@ class GraphContext:
     auto_compress: bool = True
     compress_failures: int = 0
     steers: SteerSource | None = None  # Steers join at safe boundaries (pending_node)
+    redactor: Redactor = field(default_factory=Redactor.from_env)  # secrets read once per run
 
     @property
     def tool_model(self) -> ChatRunnable:
@@ -97,4 +99,5 @@ def make_context(
         remembered=remembered, stop=stop, token_limit=settings.token_limit,
         compression_threshold=settings.compression_threshold,
         auto_compress=settings.auto_compress,
+        redactor=Redactor.from_env(also={"OPENAI_API_KEY": settings.api_key}),
     )  # fmt: skip

@@ -4,6 +4,10 @@ The stream is read in a helper thread so that a stop takes effect at once even
 when the server sends nothing (a stalled connection): the node returns with the
 partial answer and the helper is left to finish on its own (it stops reading at
 the next chunk, or the client timeout ends it).
+
+Everything the model says passes through a :class:`~mttui.graph.redact.Redactor`
+here, before it is shown (the deltas too), logged or checkpointed: secret values
+become ``[redacted:NAME]`` and lone surrogates U+FFFD.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .events import Emit, TextDelta
 from .messages import content_text, new_message_id
 from .models.errors import describe_model_error
+from .redact import Redactor
 from .tokens import estimate_tokens, text_tokens
 
 if TYPE_CHECKING:
@@ -60,10 +65,16 @@ def call_model(
     emit: Emit,
     *,
     base_url: str | None = None,
+    redactor: Redactor | None = None,
 ) -> ModelResult:
-    """Stream one answer, emitting :class:`TextDelta` events; never raises for provider errors."""
+    """Stream one answer, emitting :class:`TextDelta` events; never raises for provider errors.
+
+    ``redactor``: the run's (default: one read from the environment now).
+    """
     from langchain_core.messages import AIMessage
 
+    redact = redactor if redactor is not None else Redactor.from_env()
+    shown = redact.stream()
     msg_id = new_message_id()
     chunks: queue.Queue[Any] = queue.Queue()
     worker = threading.Thread(
@@ -86,20 +97,23 @@ def call_model(
             if stop.is_set():
                 interrupted = True
                 break
-            return ModelResult(error=describe_model_error(item, base_url))
+            return ModelResult(error=redact.text(describe_model_error(item, base_url)))
         acc = item if acc is None else acc + item
-        piece = content_text(item.content)
+        piece = shown.feed(content_text(item.content))
         if piece:
             emit(TextDelta(msg_id, piece))
         if stop.is_set():
             interrupted = True
             break
-    text = content_text(acc.content) if acc is not None else ""
+    rest = shown.flush()
+    if rest:
+        emit(TextDelta(msg_id, rest))
+    text = redact.text(content_text(acc.content)) if acc is not None else ""
     # A stopped stream keeps its text but never half a tool call.
-    calls = [] if interrupted or acc is None else list(acc.tool_calls)
+    calls = [] if interrupted or acc is None else [redact.data(c) for c in acc.tool_calls]
     invalid = [] if interrupted or acc is None else list(getattr(acc, "invalid_tool_calls", []))
     if invalid:
-        names = ", ".join(str(c.get("name")) for c in invalid)
+        names = redact.text(", ".join(str(c.get("name")) for c in invalid))
         return ModelResult(error=f"model sent tool calls with invalid arguments: {names}")
     provider = None if acc is None else getattr(acc, "usage_metadata", None)
     if provider and not interrupted:
@@ -115,7 +129,7 @@ def call_model(
             "estimated": True,
         }
         estimated = True
-    metadata = {} if acc is None else dict(getattr(acc, "response_metadata", {}) or {})
+    metadata = {} if acc is None else redact.data(dict(getattr(acc, "response_metadata", {}) or {}))
     message = AIMessage(
         content=text,
         id=msg_id,

@@ -11,11 +11,24 @@ from .lock import SessionLock
 from .paths import FILE_MODE
 from .reader import last_seq
 from .records import iso_timestamp
+from .utf8 import valid_text
 
 
 def dump_record(record: Mapping[str, object]) -> bytes:
-    """One record as a single UTF-8 line (``ensure_ascii=False``, ``\\n``-terminated)."""
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One record as a single UTF-8 line (``ensure_ascii=False``, ``\\n``-terminated).
+
+    Never fails on text UTF-8 cannot encode: a lone surrogate is written as U+FFFD.
+    """
+    return _dump(record)[0]
+
+
+def _dump(record: Mapping[str, object]) -> tuple[bytes, bool]:
+    """The line of ``record`` and whether unencodable text had to be replaced in it."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return line.encode("utf-8"), False
+    except UnicodeEncodeError:  # JSON leaves surrogates as they are with ensure_ascii=False
+        return valid_text(line).encode("utf-8"), True
 
 
 class SessionLog:
@@ -90,8 +103,10 @@ class SessionLog:
             records.append(rec)
         done = self._seq - len(records)
         try:
-            for rec in records:
-                data = dump_record(rec)
+            for i, rec in enumerate(records):
+                data, fixed = _dump(rec)
+                if fixed:  # return the record as written (U+FFFD in place)
+                    records[i] = json.loads(data)
                 written = os.write(self._fd, data)
                 if written != len(data):  # disk full, file size limit
                     raise OSError(f"short write to {self.path.name}")

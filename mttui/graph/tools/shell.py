@@ -16,12 +16,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..redact import without_secrets
 from .paths import cap_output
 
 DEFAULT_TIMEOUT = 120.0
 POLL = 0.05
-# variables a command has no business seeing (the model could print them)
-_HIDDEN_ENV = ("OPENAI_API_KEY",)
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,8 @@ def run_shell(
 ) -> ShellResult:
     """Run ``command`` with ``bash -c``; output is stdout and stderr interleaved, capped."""
     limit = float(timeout) if timeout else DEFAULT_TIMEOUT
-    env = {k: v for k, v in os.environ.items() if k not in _HIDDEN_ENV}
+    # a command has no business seeing secrets (the model could print them)
+    env = without_secrets(os.environ)
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(
             ["bash", "-c", command],

@@ -1,0 +1,138 @@
+"""Secrets out of tool results and model output (essentials.md, "Secrets").
+
+The values of environment variables named like ``*_API_KEY``, ``*_TOKEN``,
+``*SECRET*`` or ``*PASSWORD*`` (8 characters or longer) are replaced by
+``[redacted:NAME]`` before text is logged, checkpointed, indexed, shown or sent
+to the model. The same pass makes the text encodable (lone surrogates become
+U+FFFD, see :mod:`mttui.session.utf8`). The shell tool's environment leaves out
+every variable with such a name (:func:`without_secrets`).
+
+A :class:`Redactor` is built from the process environment once per run;
+streamed text goes through a :class:`StreamRedactor`, which holds back the end
+of a delta that could be the start of a secret until the next delta tells.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from mttui.session.utf8 import valid_text
+
+MIN_SECRET_LENGTH = 8
+_SUFFIXES = ("_API_KEY", "_TOKEN")
+_PARTS = ("SECRET", "PASSWORD")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable of this name holds a secret (any letter case)."""
+    upper = name.upper()
+    return upper.endswith(_SUFFIXES) or any(part in upper for part in _PARTS)
+
+
+def without_secrets(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` without the variables whose names mark them as secrets (any length)."""
+    return {k: v for k, v in environ.items() if not is_secret_name(k)}
+
+
+def marker(name: str) -> str:
+    """What a secret's value is replaced by."""
+    return f"[redacted:{name}]"
+
+
+class Redactor:
+    """Replaces known secret values in text; with no secrets it only fixes encoding."""
+
+    def __init__(self, secrets: Iterable[tuple[str, str]]) -> None:
+        by_value: dict[str, str] = {}
+        for name, raw in sorted(secrets):  # one value under several names: the first name
+            value = valid_text(raw)
+            if len(value) >= MIN_SECRET_LENGTH and value not in by_value:
+                by_value[value] = name
+        self._names = by_value
+        values = sorted(by_value, key=len, reverse=True)  # the longest match wins
+        self._pattern = re.compile("|".join(map(re.escape, values))) if values else None
+        self._longest = len(values[0]) if values else 0
+
+    @classmethod
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        also: Mapping[str, str | None] | None = None,
+    ) -> Redactor:
+        """The secrets of ``environ`` (default: this process's environment), and ``also``
+        (secrets from elsewhere, e.g. the API key of the config file, by name)."""
+        env = os.environ if environ is None else environ
+        pairs = [(k, v) for k, v in env.items() if is_secret_name(k)]
+        return cls(pairs + [(k, v) for k, v in (also or {}).items() if v])
+
+    @property
+    def names(self) -> list[str]:
+        """The names of the secrets this redactor replaces."""
+        return sorted(set(self._names.values()))
+
+    def text(self, text: str) -> str:
+        """``text`` made encodable, with every secret value replaced by its marker."""
+        text = valid_text(text)
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(lambda m: marker(self._names[m.group(0)]), text)
+
+    def data(self, value: Any) -> Any:
+        """A JSON-like value with :meth:`text` applied to every string (keys too)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.data(k): self.data(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.data(v) for v in value]
+        return value
+
+    def stream(self) -> StreamRedactor:
+        """A redactor for one streamed text."""
+        return StreamRedactor(self)
+
+    def safe_end(self, buf: str) -> int:
+        """Where the part of ``buf`` that is safe to show ends."""
+        cut = len(buf)
+        if self._pattern is not None:
+            # the longest tail that could still grow into a secret waits
+            for size in range(min(self._longest - 1, len(buf)), 0, -1):
+                tail = buf[-size:]
+                if any(v.startswith(tail) for v in self._names):
+                    cut = len(buf) - size
+                    break
+            for m in self._pattern.finditer(buf):  # a whole secret is not cut in two
+                if m.start() < cut < m.end():
+                    cut = m.start()
+                    break
+        if cut and "\ud800" <= buf[cut - 1] <= "\udbff":
+            cut -= 1  # a high surrogate waits for its low half
+        return cut
+
+
+class StreamRedactor:
+    """Redacts a text that arrives in pieces; what it returns never shows a secret.
+
+    The pieces returned by :meth:`feed` and :meth:`flush`, joined, equal
+    :meth:`Redactor.text` of the whole text.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        """The part of the text so far that can be shown now (maybe empty)."""
+        buf = self._held + piece
+        cut = self._redactor.safe_end(buf)
+        self._held = buf[cut:]
+        return self._redactor.text(buf[:cut])
+
+    def flush(self) -> str:
+        """The rest of the text, at its end."""
+        rest, self._held = self._held, ""
+        return self._redactor.text(rest)

@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI, text, tools
-
 from mttui.graph.events import MessageAdded, RunEnded, TextDelta, ToolFinished
 from mttui.graph.redact import Redactor, is_secret_name, without_secrets
 from mttui.session.reader import read_all
+from tests.support.fake_openai import FakeOpenAI, text, tools
 
 KEY = "sk-proj-Qz7-unique-api-key-4b1e9d0c2a-never-store"
 TOKEN = "ghp_unique-github-token-8f2e61a0d9c3"

@@ -12,11 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI, text, tools
-
 from mttui.graph.events import MessageAdded, RunEnded, TextDelta, ToolFinished
 from mttui.session.log import SessionLog, dump_record
 from mttui.session.reader import read_all
+from tests.support.fake_openai import FakeOpenAI, text, tools
 
 
 def _end(events: list[Any]) -> RunEnded:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import select
 import socket
 import threading
 import time
@@ -68,6 +69,7 @@ class FakeOpenAI:
         self.script: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.disconnects = 0  # "hang" replies whose client closed the connection early
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -83,6 +85,17 @@ class FakeOpenAI:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+    def _hang(self, conn: socket.socket, seconds: float) -> bool:
+        """Hold a reply for ``seconds``; ``True`` as soon as the client hangs up."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([conn], [], [], min(left, 0.05))
+            if readable and not conn.recv(1, socket.MSG_PEEK):
+                with self._lock:
+                    self.disconnects += 1
+                return True
+        return False
 
     def _next(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         with self._lock:
@@ -124,7 +137,8 @@ class FakeOpenAI:
                     self._json(reply["status"], {"error": err})
                     return
                 if reply["kind"] == "hang":
-                    time.sleep(reply["seconds"])
+                    if fake._hang(self.connection, reply["seconds"]):
+                        return  # the client closed the connection while we held it
                     self._json(200, {"error": {"message": "too late"}})
                     return
                 if not body.get("stream"):

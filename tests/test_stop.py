@@ -46,3 +46,64 @@ def test_stop_before_the_first_token_cancels_the_request_without_a_retry(
     fake_openai.script.clear()
     assert list(runner.run("again"))[-1].status == "completed"
     assert len(fake_openai.requests) == 2
+
+
+def _handle(home: Any, project: Any, url: str, first: str) -> Any:
+    from mttui.config import load_settings
+    from mttui.core.handle import SessionHandle
+    from mttui.session.service import SessionService
+
+    settings = load_settings({"provider": "openai", "base_url": url, "approval": "yolo"})
+    settings = settings.with_overrides(max_retries=0, timeout=10.0)
+    return SessionHandle.create(SessionService(home, project), settings, first)
+
+
+def _users(fake: FakeOpenAI) -> list[str]:
+    return [[m for m in r["messages"] if m["role"] == "user"][-1]["content"]
+            for r in fake.requests]  # fmt: skip
+
+
+def _never_asked(request: Any) -> None:
+    raise AssertionError("no approval expected")
+
+
+def test_a_user_stop_holds_the_queue_and_the_steers_until_resumed(
+    home: Any, project: Any, fake_openai: FakeOpenAI
+) -> None:
+    from fake_openai import slow, text
+
+    from mttui.core.drive import drain, drive, resume_queue, send
+    from mttui.graph.events import TextDelta
+
+    fake_openai.add(slow("a long answer " * 40, delay=0.05, pieces=80),
+                    text("steer answered"), text("queue answered"), text("direct"),
+                    text("later"))  # fmt: skip
+    handle = _handle(home, project, fake_openai.url, "first")
+    try:
+        def emit(event: Any) -> None:
+            if isinstance(event, TextDelta) and not handle.runner.stopping:
+                handle.pending.steer("steer me")  # typed while the answer streams
+                handle.pending.add("queued one")
+                handle.stop()  # the user's Esc
+
+        outcome = drive(handle, handle.run("first"), emit=emit, ask=_never_asked)
+        assert outcome.status == "stopped"
+        # nothing of the lane runs by itself after a stop: it is held
+        assert list(drain(handle, emit=lambda e: None, ask=_never_asked,
+                          stop=lambda: False)) == []  # fmt: skip
+        assert _users(fake_openai) == ["first"]
+        assert handle.pending.is_held
+        states = {row["mode"]: row["state"] for row in handle.pending.items()}
+        assert states == {"steer": "held", "queue": "held"}
+        # a normal send still runs at once; the held items stay held
+        assert send(handle, "direct one", emit=lambda e: None,
+                    ask=_never_asked).status == "completed"  # fmt: skip
+        assert handle.pending.is_held
+        # the user resumes: the steer first, then the queue
+        ends = [o.status for o in resume_queue(handle, emit=lambda e: None, ask=_never_asked,
+                                               stop=lambda: False)]  # fmt: skip
+        assert ends == ["completed", "completed"]
+        assert _users(fake_openai) == ["first", "direct one", "steer me", "queued one"]
+        assert not handle.pending.is_held and handle.pending.items() == []
+    finally:
+        handle.close()

@@ -9,6 +9,9 @@ The CLI builds the services and passes them in (nothing is done at import time):
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
@@ -69,12 +72,14 @@ class MttuiApp(App[None]):
         self.clock: Clock = clock or utc_now
         self.warm_up = warm_up
         self._warmed = False
+        self._signalled = False
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
         if self.keymap:
             self.set_keymap(self.keymap)
 
     # -- start ----------------------------------------------------------------
     def on_mount(self) -> None:
+        self._catch_signals()
         self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects))
         if self.open_session:
             self._chat(self.open_session, around=self.around)
@@ -132,6 +137,35 @@ class MttuiApp(App[None]):
             await self.pop_screen()
         if isinstance(self.screen, BrowserScreen):
             self.screen.reload()
+
+    # -- signals --------------------------------------------------------------
+    QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+
+    def _catch_signals(self) -> None:
+        """SIGHUP (the terminal was closed) and SIGTERM (``kill PID``) quit like ctrl+q:
+        the run stops, a running tool's process group is killed and its outcome written,
+        the session is closed and the terminal restored. (A headless app, e.g. under
+        test, leaves the process's handlers alone.)"""
+        if self.is_headless:
+            return
+        loop = asyncio.get_running_loop()
+        for signum in self.QUIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._quit_on_signal)
+
+    def _quit_on_signal(self) -> None:
+        if self._signalled:
+            return  # already quitting: the run is being stopped and the session closed
+        self._signalled = True
+        self.call_later(self.action_quit)
+
+    async def on_unmount(self) -> None:
+        if self.is_headless:
+            return
+        loop = asyncio.get_running_loop()
+        for signum in self.QUIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
 
     async def action_quit(self) -> None:
         from mttui.screens.chat import ChatScreen

@@ -66,7 +66,8 @@ def _stty_flags(path: Path) -> set[str]:
     return {w for w in words if w.lstrip("-") in ("icanon", "echo", "isig", "icrnl")}
 
 
-@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM], ids=["HUP", "TERM"])
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM, None],
+                         ids=["HUP", "TERM", "terminal-closed"])
 def test_a_signal_on_the_tui_does_what_quit_does(
     tmux: Tmux, home: Path, project: Path, tmp_path: Path, signum: int | None
 ) -> None:

@@ -107,3 +107,36 @@ def test_a_user_stop_holds_the_queue_and_the_steers_until_resumed(
         assert not handle.pending.is_held and handle.pending.items() == []
     finally:
         handle.close()
+
+
+async def test_escape_holds_the_queue_in_the_chat(home: Any, project: Any) -> None:
+    """The TUI: Esc stops the run; the queued message waits, shown held, until ctrl+r."""
+    from test_tui_pending import WAIT_FOR_GO, lane_texts, records, type_and, wait_for
+    from test_tui_support import SIZE, make_app, settings, settle
+
+    from mttui.session.service import SessionService
+    from mttui.widgets.pending_lane import PendingLane
+
+    service = SessionService(home, project)
+    app = make_app(service, open_browser=False, settings=settings(approval="yolo"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        await type_and(pilot, WAIT_FOR_GO, "enter")
+        await wait_for(pilot, lambda: chat.chat.writer is not None and b'"tool_dispatch"'
+                       in chat.chat.writer.path.read_bytes())  # fmt: skip
+        await type_and(pilot, "then summarize", "enter")  # busy: queued
+        await wait_for(pilot, lambda: lane_texts(chat) == [("then summarize", "waiting")])
+        await pilot.press("escape")
+        sid = chat.chat.session_id
+        await wait_for(pilot, lambda: [r["status"] for r in records(service, sid, "run_end")]
+                       == ["stopped"] and chat.state == "idle")  # fmt: skip
+        lane = chat.query_one(PendingLane)
+        await wait_for(pilot, lambda: lane_texts(chat) == [("then summarize", "held")])
+        await pilot.pause(0.5)  # a drain that ran anyway would have taken it by now
+        assert lane.held and records(service, sid, "pending_take") == []
+        await pilot.press("ctrl+r")  # Resume queue
+        await wait_for(pilot, lambda: len(records(service, sid, "run_end")) == 2)
+        assert [r["status"] for r in records(service, sid, "run_end")] == ["stopped",
+                                                                           "completed"]
+        assert len(records(service, sid, "pending_take")) == 1

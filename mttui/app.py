@@ -194,7 +194,7 @@ class MttuiApp(App[None]):
             time.sleep(0.05)
         for chat in self._open_chats():
             chat.close(wait=5.0)  # a no-op for a session the app closed already
-        time.sleep(2.0)  # the app restores the terminal and exits on its own if it can
+        time.sleep(5.0)  # the app restores the terminal and exits on its own if it can
         os._exit(128 + signum)
 
     async def on_unmount(self) -> None:

@@ -166,10 +166,10 @@ class SessionHandle:
         return self.runner.compact(instructions)
 
     def stop(self) -> None:
-        """The user's stop (Esc, SIGINT): ask the current run to stop and hold the
-        lane, so that queued and steered messages wait for "Resume queue" instead of
-        running at once (thread-safe; a no-op when idle)."""
-        if self._pending is not None and (self.runner.busy or self._pending.draining):
+        """The user's stop (Esc, SIGINT): ask the current run to stop (a no-op when
+        idle) and hold the lane, so that queued and steered messages wait for "Resume
+        queue" instead of running at once (thread-safe)."""
+        if self._pending is not None:
             self._pending.hold()
         self.runner.stop()
 

@@ -83,10 +83,6 @@ class PendingInputs:
         with self._lock:
             return any(i.id in self.held for i in self.lane.queue() + self.lane.unread())
 
-    @property
-    def draining(self) -> bool:
-        return self._draining.locked()
-
     # -- restart -----------------------------------------------------------------
     def settle(self) -> None:
         """Write what the restart rules imply (before this process writes anything

@@ -9,11 +9,18 @@ The CLI builds the services and passes them in (nothing is done at import time):
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
+import threading
+import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -26,6 +33,9 @@ from mttui.messages import BackToBrowser, OpenSession, SessionsLoaded
 from mttui.screens.browser import BrowserScreen
 from mttui.session.service import SessionService
 from mttui.widgets.workers import report_worker_error
+
+if TYPE_CHECKING:
+    from mttui.core.chat_session import ChatSession
 
 Clock = Callable[[], datetime]
 
@@ -69,12 +79,16 @@ class MttuiApp(App[None]):
         self.clock: Clock = clock or utc_now
         self.warm_up = warm_up
         self._warmed = False
+        self._signalled = False
+        self._old_handlers: dict[int, Any] = {}
+        self._event_loop: asyncio.AbstractEventLoop | None = None
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
         if self.keymap:
             self.set_keymap(self.keymap)
 
     # -- start ----------------------------------------------------------------
     def on_mount(self) -> None:
+        self._catch_signals()
         self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects))
         if self.open_session:
             self._chat(self.open_session, around=self.around)
@@ -132,6 +146,61 @@ class MttuiApp(App[None]):
             await self.pop_screen()
         if isinstance(self.screen, BrowserScreen):
             self.screen.reload()
+
+    # -- signals --------------------------------------------------------------
+    QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+    QUIT_GRACE = 10.0  # how long the event loop gets to quit before the sessions are
+    #                    closed from the signal's thread (a terminal that is gone can
+    #                    block the app's output, and with it the event loop, for good)
+
+    def _catch_signals(self) -> None:
+        """SIGHUP (the terminal was closed) and SIGTERM (``kill PID``) quit like ctrl+q:
+        the run stops, a running tool's process group is killed and its outcome written,
+        the session is closed and the terminal restored. (A headless app, e.g. under
+        test, leaves the process's handlers alone.)
+
+        Python handlers, not the event loop's: they run even while the loop is blocked
+        writing to a terminal that no longer reads."""
+        if self.is_headless:
+            return
+        self._event_loop = asyncio.get_running_loop()
+        for signum in self.QUIT_SIGNALS:
+            with contextlib.suppress(ValueError):  # not the main thread: no handlers
+                self._old_handlers[signum] = signal.signal(signum, self._quit_on_signal)
+
+    def _quit_on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self._signalled:
+            return  # already quitting: the run is being stopped and the session closed
+        self._signalled = True
+        threading.Thread(target=self._quit_after_signal, args=(signum,), name="mttui-quit",
+                         daemon=True).start()
+
+    def _open_chats(self) -> list[ChatSession]:
+        from mttui.screens.chat import ChatScreen
+
+        return [s.chat for s in list(self.screen_stack) if isinstance(s, ChatScreen)]
+
+    def _quit_after_signal(self, signum: int) -> None:
+        """Stop the runs at once, then quit as ctrl+q does; if the event loop cannot
+        (it is stuck on a dead terminal), close the sessions from here and end."""
+        for chat in self._open_chats():
+            if chat.handle is not None:
+                chat.handle.stop()
+        if self._event_loop is not None:  # without waiting: the loop may be stuck
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                self._event_loop.call_soon_threadsafe(self.call_later, self.action_quit)
+        deadline = time.monotonic() + self.QUIT_GRACE
+        while time.monotonic() < deadline and any(c.handle for c in self._open_chats()):
+            time.sleep(0.05)
+        for chat in self._open_chats():
+            chat.close(wait=5.0)  # a no-op for a session the app closed already
+        time.sleep(5.0)  # the app restores the terminal and exits on its own if it can
+        os._exit(128 + signum)
+
+    async def on_unmount(self) -> None:
+        for signum, old in self._old_handlers.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(signum, old)
 
     async def action_quit(self) -> None:
         from mttui.screens.chat import ChatScreen

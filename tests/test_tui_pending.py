@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mttui.screens.chat import ChatScreen
 from mttui.session.pending import CAPACITY, NOT_DELIVERED, Lane
 from mttui.session.service import SessionService
 from mttui.widgets.pending_lane import EditQueuedScreen, PendingLane
@@ -15,36 +14,19 @@ from tests.support.clock import FrozenClock
 from tests.support.snapshots import quiet
 from tests.support.tui import (
     SIZE,
+    WAIT_FOR_GO,
+    lane_ops_done,
+    lane_texts,
     make_app,
     msg,
     screen_text,
+    session_records,
     settings,
     settle,
+    type_and,
     wait_for,
     write_session,
 )
-
-WAIT_FOR_GO = "!while [ ! -f go ]; do sleep 0.05; done; echo went"
-
-
-async def type_and(pilot: Any, text: str, key: str) -> None:
-    prompt = pilot.app.screen.query_one("#prompt", PromptArea)
-    prompt.focus()
-    prompt.text = text
-    await pilot.press(key)
-
-
-def records(service: SessionService, sid: str, kind: str) -> list[dict[str, Any]]:
-    return [r for r in service.records(sid)[0] if r["type"] == kind]
-
-
-def lane_ops_done(app: Any) -> bool:
-    """No lane operation (queue, steer, edit…) is still being written."""
-    return not any(w.group == "pending" and not w.is_finished for w in app.workers)
-
-
-def lane_texts(chat: ChatScreen) -> list[tuple[str, str]]:
-    return [(r["text"], r["state"]) for r in chat.query_one(PendingLane).rows]
 
 
 async def test_queue_and_steer_while_busy(service: SessionService, project: Path) -> None:
@@ -89,8 +71,8 @@ async def test_queue_and_steer_while_busy(service: SessionService, project: Path
                      ("then summarize", "sent")]  # fmt: skip
     roles = [m.role for m in service.history(sid).messages]
     assert roles == ["user", "assistant", "tool", "user", "assistant", "user", "assistant"]
-    assert len(records(service, sid, "pending_read")) == 1
-    assert len(records(service, sid, "pending_take")) == 1
+    assert len(session_records(service, sid, "pending_read")) == 1
+    assert len(session_records(service, sid, "pending_take")) == 1
 
 
 async def test_held_after_restart_then_resume_queue(service: SessionService) -> None:
@@ -106,7 +88,7 @@ async def test_held_after_restart_then_resume_queue(service: SessionService) -> 
         assert lane_texts(chat) == [("Mention the demo.", "held"), ("Shorter, please.", "held")]
         assert lane.held and "Resume queue" in screen_text(app)
         await pilot.pause()
-        assert records(service, sid, "run_start") == []  # opening never drains
+        assert session_records(service, sid, "run_start") == []  # opening never drains
         # up on the empty prompt edits the last queued item
         chat.query_one("#prompt", PromptArea).focus()
         await pilot.press("up")
@@ -119,15 +101,15 @@ async def test_held_after_restart_then_resume_queue(service: SessionService) -> 
         # items stay held
         await type_and(pilot, "a question first", "ctrl+s")
         await wait_for(pilot, lambda: chat.state == "idle" and
-                       len(records(service, sid, "run_end")) == 1)
+                       len(session_records(service, sid, "run_end")) == 1)
         await settle(pilot)
         assert [s for _, s in lane_texts(chat)] == ["held", "held"]
         await pilot.click("#lane-resume")  # the visible Resume queue action
-        await wait_for(pilot, lambda: len(records(service, sid, "run_end")) == 3
+        await wait_for(pilot, lambda: len(session_records(service, sid, "run_end")) == 3
                        and chat.state == "idle")  # fmt: skip
         await settle(pilot)
         assert not lane.has_class("-visible")
-    taken = [r["message"]["content"] for r in records(service, sid, "pending_take")]
+    taken = [r["message"]["content"] for r in session_records(service, sid, "pending_take")]
     assert taken == ["Mention the demo.", "Shorter, five lines."]
 
 
@@ -146,11 +128,11 @@ async def test_a_steer_never_delivered_is_sent_again(service: SessionService) ->
         assert "not delivered" in screen_text(app)
         lane.focus()
         await pilot.press("r")  # sends it again as a new normal message
-        await wait_for(pilot, lambda: len(records(service, sid, "run_end")) == 1
+        await wait_for(pilot, lambda: len(session_records(service, sid, "run_end")) == 1
                        and chat.state == "idle")  # fmt: skip
         await settle(pilot)
         assert not lane.rows
-    update = records(service, sid, "message_update")[0]
+    update = session_records(service, sid, "message_update")[0]
     assert update["message_id"] == "msg-s1" and update["status"] == "error"
     assert update["error"] == NOT_DELIVERED
     users = [(m.content, m.status) for m in service.history(sid).messages if m.role == "user"]

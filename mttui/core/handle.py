@@ -152,6 +152,8 @@ class SessionHandle:
 
     def run(self, text: str) -> Iterator[RunEvent]:
         """One user turn (raises ``ApprovalPendingError`` while an approval waits)."""
+        if self._pending is not None:
+            self._pending.next_turn()
         return self.runner.run(text)
 
     def answer(self, request: ApprovalRequested, answer: ApprovalAnswer) -> Iterator[RunEvent]:
@@ -164,7 +166,11 @@ class SessionHandle:
         return self.runner.compact(instructions)
 
     def stop(self) -> None:
-        """Ask the current run to stop (thread-safe; a no-op when idle)."""
+        """The user's stop (Esc, SIGINT): ask the current run to stop (a no-op when
+        idle) and hold the lane, so that queued and steered messages wait for "Resume
+        queue" instead of running at once (thread-safe)."""
+        if self._pending is not None:
+            self._pending.hold()
         self.runner.stop()
 
     @property

@@ -5,6 +5,7 @@ Usage (``SessionHandle.pending``; every method may block on an fsync)::
     pending = PendingInputs(writer, runner)  # items found now are held (pending.md)
     pending.add("then run the tests")        # Queue (capacity 10: PendingError)
     pending.steer("use pytest -x")           # Steer while a run is busy
+    pending.hold()                           # a user stop: nothing runs by itself
     pending.resume_queue()                   # the user's "Resume queue"
     for events in pending.drain():           # one drain per session; Steer first
         for event in events: ...             # a run's events (approvals as usual)
@@ -46,7 +47,8 @@ class PendingInputs:
         # pending.md "after a restart": what exists now waits for Resume queue, and
         # steers a previous process accepted but never ran are not delivered.
         held, self._stale = restart_sets(self.lane)
-        self.held: set[str] = held if hold else set()
+        self.held: set[str] = held if hold else set()  # queue items and unread steers
+        self._holding = False  # after a user stop: what arrives now is held too
         self._lock = threading.RLock()
         self._draining = threading.Lock()
         self._taking: str | None = None
@@ -61,10 +63,14 @@ class PendingInputs:
 
     # -- views -------------------------------------------------------------------
     def items(self) -> list[Json]:
-        """Active items as ``queue list --json`` shows them (held overlaid, stale
-        steers shown as failed before that is written)."""
+        """Active items as ``queue list --json`` shows them (held overlaid, also on
+        Steers held by a stop; stale steers shown as failed before that is written)."""
         with self._lock:
-            return self.lane.view(self.held, self._stale)
+            rows = self.lane.view(self.held, self._stale)
+            for row in rows:  # a Steer held after a stop waits like a queue item
+                if row["mode"] == "steer" and row["state"] == "unread" and row["id"] in self.held:
+                    row["state"] = "held"
+            return rows
 
     def read_steers(self) -> list[Item]:
         """Steers already taken (receipts the UI may still show)."""
@@ -73,8 +79,9 @@ class PendingInputs:
 
     @property
     def is_held(self) -> bool:
+        """Something waits for the user's "Resume queue" (a queue item or a Steer)."""
         with self._lock:
-            return any(i.id in self.held for i in self.lane.queue())
+            return any(i.id in self.held for i in self.lane.queue() + self.lane.unread())
 
     # -- restart -----------------------------------------------------------------
     def settle(self) -> None:
@@ -107,7 +114,7 @@ class PendingInputs:
             self.lane.check_add()
             self.settle()
             rec = self._write("pending_add", item_id=new_id("pend"), mode="queue", text=text)
-            return self.lane.items[str(rec["item_id"])]
+            return self._hold_new(str(rec["item_id"]))
 
     def steer(self, text: str) -> Item:
         """Accept a Steer: one record that is also its (unread) user message."""
@@ -118,7 +125,12 @@ class PendingInputs:
             msg = {"id": new_message_id(), "role": "user", "content": text, "status": "pending"}
             rec = self._write("pending_steer", item_id=new_id("pend"), mode="steer", text=text,
                               message=msg)  # fmt: skip
-            return self.lane.items[str(rec["item_id"])]
+            return self._hold_new(str(rec["item_id"]))
+
+    def _hold_new(self, item_id: str) -> Item:
+        if self._holding:
+            self.held.add(item_id)
+        return self.lane.items[item_id]
 
     def _editable(self, item_id: str) -> Item:
         item = self.lane.editable(item_id)
@@ -169,6 +181,7 @@ class PendingInputs:
         """The user's "Resume queue": nothing is held, needs-retry items run again."""
         with self._lock:
             self.held.clear()
+            self._holding = False
             for item in self.lane.queue():
                 if item.state == "needs_retry" and item.id != self._taking:
                     self.settle()
@@ -179,9 +192,26 @@ class PendingInputs:
         with self._lock:
             self.held = {i.id for i in self.lane.queue()}
 
+    def hold(self) -> None:
+        """A user stop: what waits in the lane (queue items and Steers not yet read)
+        and what is added until the next turn is held, shown held, and runs only
+        after "Resume queue" (:meth:`resume_queue`) — never at once after the stop."""
+        with self._lock:
+            self._holding = True
+            self.held.update(i.id for i in self.lane.queue())
+            self.held.update(i.id for i in self._ours())
+
+    def next_turn(self) -> None:
+        """The user sends a new message: Steers typed during its run are its own
+        again (what was held stays held)."""
+        with self._lock:
+            self._holding = False
+
     # -- the graph's side (pending_node) --------------------------------------------
     def _ours(self) -> list[Item]:
-        return [i for i in self.lane.unread() if i.id not in self._stale]
+        """Unread Steers of this process the graph or the drain may take (not held)."""
+        return [i for i in self.lane.unread() if i.id not in self._stale
+                and i.id not in self.held]  # fmt: skip
 
     def waiting(self) -> bool:
         with self._lock:

@@ -1,9 +1,12 @@
 """One model call: streamed, stoppable at any moment, errors turned into one line.
 
-The stream is read in a helper thread so that a stop takes effect at once even
+The stream is read off the node's thread so that a stop takes effect at once even
 when the server sends nothing (a stalled connection): the node returns with the
-partial answer and the helper is left to finish on its own (it stops reading at
-the next chunk, or the client timeout ends it).
+partial answer. A provider with async streaming (``openai``) runs the request as a
+task on the model loop (:mod:`.models.aio`) and a stop cancels that task: the
+connection is closed at once and the client never retries after a user stop, also
+while it waits for the first byte. Other models are read in a helper thread that
+stops reading at the next chunk.
 
 Everything the model says passes through a :class:`~mttui.graph.redact.Redactor`
 here, before it is shown (the deltas too), logged or checkpointed: secret values
@@ -12,16 +15,19 @@ become ``[redacted:NAME]`` and lone surrogates U+FFFD.
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .events import Emit, TextDelta
 from .messages import content_text, new_message_id
+from .models.aio import model_loop, streams_natively
 from .models.errors import describe_model_error
-from .redact import Redactor
+from .redact import Redactor, StreamRedactor
 from .tokens import estimate_tokens, text_tokens
 
 if TYPE_CHECKING:
@@ -58,6 +64,31 @@ def _pump(
         out.put(("done", None))
 
 
+async def _apump(model: ChatRunnable, messages: Sequence[BaseMessage],
+                 out: queue.Queue[Any]) -> None:
+    try:
+        async for chunk in model.astream(messages):
+            out.put(("chunk", chunk))
+    except asyncio.CancelledError:
+        raise  # a stop: the HTTP request is closed, nothing is retried
+    except Exception as exc:  # handed to the node thread, which reports it
+        out.put(("error", exc))
+    finally:
+        out.put(("done", None))
+
+
+def _start(model: ChatRunnable, messages: Sequence[BaseMessage], stop: threading.Event,
+           out: queue.Queue[Any]) -> Future[None] | None:
+    """Start reading the stream; the future (async models) is cancelled on a stop."""
+    if streams_natively(model):
+        return asyncio.run_coroutine_threadsafe(_apump(model, messages, out), model_loop())
+    worker = threading.Thread(
+        target=_pump, args=(model, messages, stop, out), name="mttui-model", daemon=True
+    )
+    worker.start()
+    return None
+
+
 def call_model(
     model: ChatRunnable,
     messages: Sequence[BaseMessage],
@@ -71,16 +102,23 @@ def call_model(
 
     ``redactor``: the run's (default: one read from the environment now).
     """
-    from langchain_core.messages import AIMessage
-
     redact = redactor if redactor is not None else Redactor.from_env()
-    shown = redact.stream()
     msg_id = new_message_id()
     chunks: queue.Queue[Any] = queue.Queue()
-    worker = threading.Thread(
-        target=_pump, args=(model, messages, stop, chunks), name="mttui-model", daemon=True
-    )
-    worker.start()
+    task = _start(model, messages, stop, chunks)
+    try:
+        acc, interrupted, error = _read(chunks, stop, emit, msg_id, redact.stream())
+    finally:
+        if task is not None:
+            task.cancel()  # a stop, or a reader that went away: close the request
+    if error is not None:
+        return ModelResult(error=redact.text(describe_model_error(error, base_url)))
+    return _result(acc, interrupted, messages, msg_id, redact)
+
+
+def _read(chunks: queue.Queue[Any], stop: threading.Event, emit: Emit, msg_id: str,
+          shown: StreamRedactor) -> tuple[Any, bool, BaseException | None]:
+    """Accumulate chunks until the end, an error or a stop: ``(acc, interrupted, error)``."""
     acc: Any = None
     interrupted = False
     while True:
@@ -97,7 +135,7 @@ def call_model(
             if stop.is_set():
                 interrupted = True
                 break
-            return ModelResult(error=redact.text(describe_model_error(item, base_url)))
+            return None, False, item
         acc = item if acc is None else acc + item
         piece = shown.feed(content_text(item.content))
         if piece:
@@ -108,6 +146,13 @@ def call_model(
     rest = shown.flush()
     if rest:
         emit(TextDelta(msg_id, rest))
+    return acc, interrupted, None
+
+
+def _result(acc: Any, interrupted: bool, messages: Sequence[BaseMessage],
+            msg_id: str, redact: Redactor) -> ModelResult:
+    from langchain_core.messages import AIMessage
+
     text = redact.text(content_text(acc.content)) if acc is not None else ""
     # A stopped stream keeps its text but never half a tool call.
     calls = [] if interrupted or acc is None else [redact.data(c) for c in acc.tool_calls]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import select
 import socket
 import threading
 import time
@@ -66,6 +67,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()  # guards script and requests (the server is threaded)
+        self.disconnects = 0  # "hang" replies whose client closed the connection early
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -80,6 +82,17 @@ class FakeOpenAI:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+    def hang(self, conn: socket.socket, seconds: float) -> bool:
+        """Hold a reply for ``seconds``; ``True`` as soon as the client hangs up."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([conn], [], [], min(left, 0.05))
+            if readable and not conn.recv(1, socket.MSG_PEEK):
+                with self.lock:
+                    self.disconnects += 1
+                return True
+        return False
 
     def next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         """Record the request and take the next scripted reply (a subclass may route)."""
@@ -122,7 +135,8 @@ class FakeOpenAI:
                     self._json(reply["status"], {"error": err})
                     return
                 if reply["kind"] == "hang":
-                    time.sleep(reply["seconds"])
+                    if fake.hang(self.connection, reply["seconds"]):
+                        return  # the client closed the connection while we held it
                     self._json(200, {"error": {"message": "too late"}})
                     return
                 if not body.get("stream"):

@@ -11,7 +11,10 @@ from textual.worker import WorkerCancelled
 
 from mttui.app import MttuiApp
 from mttui.config import Settings
+from mttui.screens.chat import ChatScreen
 from mttui.session.service import SessionService
+from mttui.widgets.pending_lane import PendingLane
+from mttui.widgets.prompt import PromptArea
 from tests.support.clock import NOW
 from tests.support.logs import Record, message, new_session
 
@@ -82,3 +85,27 @@ async def wait_for(pilot: Any, condition: Any, limit: float = 30.0) -> None:
     while not condition():
         assert loop.time() < end, "condition not reached"
         await pilot.pause(0.05)
+
+
+# -- the pending lane in the chat ---------------------------------------------------
+WAIT_FOR_GO = "!while [ ! -f go ]; do sleep 0.05; done; echo went"
+
+
+async def type_and(pilot: Any, text: str, key: str) -> None:
+    prompt = pilot.app.screen.query_one("#prompt", PromptArea)
+    prompt.focus()
+    prompt.text = text
+    await pilot.press(key)
+
+
+def session_records(service: SessionService, sid: str, kind: str) -> list[dict[str, Any]]:
+    return [r for r in service.records(sid)[0] if r["type"] == kind]
+
+
+def lane_ops_done(app: Any) -> bool:
+    """No lane operation (queue, steer, edit…) is still being written."""
+    return not any(w.group == "pending" and not w.is_finished for w in app.workers)
+
+
+def lane_texts(chat: ChatScreen) -> list[tuple[str, str]]:
+    return [(r["text"], r["state"]) for r in chat.query_one(PendingLane).rows]

@@ -13,6 +13,7 @@ HTTP client keeps its pooled connections bound to the loop that opened them.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from typing import Any
 
@@ -34,13 +35,11 @@ def model_loop() -> asyncio.AbstractEventLoop:
 
 
 def streams_natively(model: Any) -> bool:
-    """Whether ``model`` (or the model a ``bind_tools`` binding wraps) has its own
-    async streaming, so that cancelling its task really cancels the request. Models
-    that only stream synchronously would leave a blocked thread behind: they keep
-    the thread path (their reads end at the next chunk)."""
-    from langchain_core.language_models import BaseChatModel
-
+    """Whether ``model`` (or the model a ``bind_tools`` binding wraps) is an
+    OpenAI-compatible chat model, whose async streaming makes cancelling its task
+    really cancel the request. Other models (offline, test doubles) keep the thread
+    path: their reads end at the next chunk. A model of that module exists only once
+    the module is imported, so this never imports it."""
+    base = sys.modules.get("langchain_openai.chat_models.base")
     bound = getattr(model, "bound", model)
-    return isinstance(bound, BaseChatModel) and (
-        type(bound)._astream is not BaseChatModel._astream
-    )
+    return base is not None and isinstance(bound, base.BaseChatOpenAI)

@@ -1,0 +1,171 @@
+"""Approvals cannot be typed into: the prompt keeps the text and the focus while an
+approval waits; only deliberate keys on the focused panel decide; escape denies; a
+session grant asks once more, is shown in the status bar and revoked by /permissions."""
+
+from __future__ import annotations
+
+from test_tui_run import kinds, send, wait_for
+from test_tui_support import (  # noqa: F401 - fixtures by name
+    SIZE,
+    make_app,
+    screen_text,
+    service_fixture,
+    settings,
+    settle,
+)
+
+from mttui.graph.runner import Runner
+from mttui.screens.chat import ChatScreen
+from mttui.screens.permissions import PermissionsScreen
+from mttui.session.service import SessionService
+from mttui.widgets.history import HistoryView
+from mttui.widgets.prompt import PromptArea
+from mttui.widgets.status import StatusBar
+
+
+def records(service: SessionService, sid: str, kind: str) -> list[dict]:
+    return [r for r in service.records(sid)[0] if r["type"] == kind]
+
+
+async def asked(pilot, command: str = "!echo approved-and-ran") -> ChatScreen:
+    chat = pilot.app.screen
+    assert isinstance(chat, ChatScreen)
+    await send(pilot, command)
+    await wait_for(pilot, lambda: chat.approval is not None)
+    await pilot.pause()
+    return chat
+
+
+async def test_typing_during_an_approval_goes_to_the_prompt_and_the_queue(
+        service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = await asked(pilot)
+        prompt = chat.query_one(PromptArea)
+        assert prompt.has_focus and "echo approved-and-ran" in screen_text(app)
+        await pilot.press("n", *"!echo third-check", "enter")
+        await wait_for(pilot, lambda: any(r["mode"] == "queue" for r in chat.lane.rows))
+        await pilot.press(*"what")
+        await pilot.pause()
+        assert prompt.has_focus and prompt.text == "what"
+        assert chat.approval is not None and chat.state == "awaiting approval"
+        assert [r["text"] for r in chat.lane.rows if r["mode"] == "queue"] == [
+            "n!echo third-check"]
+        sid = chat.chat.session_id
+        assert records(service, sid, "approval_decision") == []
+        assert chat.query_one(StatusBar).grants == 0
+        await chat.shutdown()
+    assert records(service, sid, "approval_decision") == []
+    assert "tool_dispatch" not in kinds(service, sid)
+    assert Runner.for_service(service, service.open_session(
+        service.get(sid).path), settings()).remembered == set()
+
+
+async def test_number_keys_decide_only_once_the_panel_is_focused(
+        service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = await asked(pilot)
+        await pilot.press("1")  # typed into the prompt
+        assert chat.query_one(PromptArea).text == "1" and chat.approval is not None
+        await pilot.press("ctrl+a")
+        assert chat.approval is not None and chat.approval.has_focus
+        await pilot.press("1")
+        await wait_for(pilot, lambda: chat.state == "idle" and chat.approval is None)
+        await settle(pilot)
+        tool = chat.query_one(HistoryView).find(lambda it: it.kind == "tool")
+        assert tool is not None and tool.status == "success"
+        assert chat.query_one(PromptArea).has_focus
+        assert chat.query_one(PromptArea).text == "1"  # the prompt kept its text
+
+
+async def test_escape_on_the_panel_denies(service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = await asked(pilot, "!touch should-not-exist")
+        await pilot.press("escape")  # from the prompt: focuses the panel, decides nothing
+        await pilot.pause()
+        assert chat.approval is not None and chat.approval.has_focus
+        sid = chat.chat.session_id
+        assert records(service, sid, "approval_decision") == []
+        await pilot.press("escape")  # on the panel: deny
+        await wait_for(pilot, lambda: chat.state == "idle" and chat.approval is None)
+        await settle(pilot)
+        tool = chat.query_one(HistoryView).find(lambda it: it.kind == "tool")
+        assert tool is not None and tool.status == "denied"
+    assert list(records(service, sid, "approval_decision")[0]["decisions"].values()) == [
+        "deny"]
+    assert not (service.project / "should-not-exist").exists()
+
+
+async def test_session_grant_needs_a_confirmation_and_is_shown_and_revoked(
+        service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = await asked(pilot, "!echo granted")
+        await pilot.press("ctrl+a", "3")
+        await pilot.pause()
+        panel = chat.approval
+        assert panel is not None and panel.confirming == "shell"
+        assert "Approve every shell call for the rest of this session" in screen_text(app)
+        sid = chat.chat.session_id
+        assert records(service, sid, "approval_decision") == []
+        await pilot.press("escape")  # backs out of the confirmation only
+        await pilot.pause()
+        assert chat.approval is panel and panel.confirming is None
+        assert records(service, sid, "approval_decision") == []
+        await pilot.press("3", "enter")
+        await wait_for(pilot, lambda: chat.state == "idle" and chat.approval is None)
+        await wait_for(pilot, lambda: chat.query_one(StatusBar).grants == 1)
+        await settle(pilot)
+        assert "grants 1" in screen_text(app)
+        assert records(service, sid, "approval_decision")[0]["remember"] == ["shell"]
+
+        prompt = chat.query_one(PromptArea)
+        prompt.text = "/permissions"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+        await pilot.pause()
+        assert "shell" in screen_text(app)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: records(service, sid, "grant_revoked") != [])
+        await wait_for(pilot, lambda: chat.query_one(StatusBar).grants == 0)
+        assert app.screen is chat and chat.chat.grants() == []
+    assert records(service, sid, "grant_revoked")[0]["tools"] == ["shell"]
+    writer = service.open_session(service.get(sid).path)
+    try:  # a new runner on the same log: the grant is gone
+        assert Runner.for_service(service, writer, settings()).remembered == set()
+    finally:
+        writer.close()
+
+
+async def test_grant_survives_a_restart_and_the_resume_says_so(
+        service: SessionService) -> None:
+    writer = service.create_session(provider="offline", model="offline", title="Granted")
+    runner = Runner.for_service(service, writer, settings())
+    list(runner.run("!echo first"))
+    pending = runner.pending_approval()
+    assert pending is not None
+    list(runner.answer_approval(pending.request_id,
+                                {c["call_id"]: "approve" for c in pending.tool_calls},
+                                remember=["shell"]))
+    runner.close()
+    writer.close()
+    app = make_app(service, open_session=writer.session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.screen
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen)
+                       and app.screen.query_one(StatusBar).grants == 1)
+        chat = app.screen
+        await send(pilot, "!echo second")  # runs without asking: the grant holds
+        await wait_for(pilot, lambda: chat.chat.handle is not None and chat.state == "idle"
+                       and "tool_outcome" in kinds(service, writer.session_id)[-4:])
+        await settle(pilot)
+        assert chat.approval is None
+        assert "still run without asking: shell" in screen_text(app)
+    resumed = records(service, writer.session_id, "session_resumed")
+    assert "grants_restored" in resumed[-1]["warnings"]

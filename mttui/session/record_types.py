@@ -197,6 +197,7 @@ RECORD_TYPES: Mapping[str, type] = {
     "run_end": RunEnd,
     "approval_request": ApprovalRequest,
     "approval_decision": ApprovalDecision,
+    "grant_revoked": GrantRevoked,
     "tool_dispatch": ToolDispatch,
     "tool_outcome": ToolOutcome,
     "compression": Compression,

@@ -169,3 +169,80 @@ async def test_grant_survives_a_restart_and_the_resume_says_so(
         assert "still run without asking: shell" in screen_text(app)
     resumed = records(service, writer.session_id, "session_resumed")
     assert "grants_restored" in resumed[-1]["warnings"]
+
+
+# -- a real terminal (tmux) ------------------------------------------------------------
+def tmux(socket: str, *args: str) -> str:
+    import subprocess
+
+    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True,
+                          check=False).stdout
+
+
+def wait_screen(socket: str, wanted, limit: float = 30.0) -> str:
+    """Poll the pane (no timing assertion: the limit only bounds a hang)."""
+    import time
+
+    end = time.monotonic() + limit
+    while True:
+        screen = tmux(socket, "capture-pane", "-p", "-t", "tui")
+        if wanted(screen):
+            return screen
+        assert time.monotonic() < end, f"not reached; the screen:\n{screen}"
+        time.sleep(0.1)
+
+
+def test_typing_during_an_approval_in_a_real_terminal(
+        service: SessionService, tmp_path) -> None:
+    import os
+    import shlex
+    import shutil
+    import sys
+
+    assert shutil.which("tmux"), "tmux is needed (apt-get install tmux)"
+    writer = service.create_session(provider="offline", model="offline", title="Waiting")
+    runner = Runner.for_service(service, writer, settings())
+    list(runner.run("!echo first-check"))
+    assert runner.pending_approval() is not None
+    runner.close()
+    writer.close()
+    sid = writer.session_id
+    env = {"MTTUI_HOME": os.environ["MTTUI_HOME"], "MTTUI_CONFIG": os.environ["MTTUI_CONFIG"],
+           "MTTUI_PROVIDER": "offline", "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+           "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
+    command = " ".join([
+        "env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+        shlex.quote(sys.executable), "-m", "mttui.cli", "--resume", sid])
+    socket = f"mttui-test-{os.getpid()}"
+    tmux(socket, "new-session", "-d", "-s", "tui", "-x", "110", "-y", "34",
+         "-c", str(service.project), command)
+    try:
+        wait_screen(socket, lambda s: "echo first-check" in s and "Approval" in s)
+        for keys in ("n", "!echo third-check"):
+            tmux(socket, "send-keys", "-t", "tui", "-l", keys)
+        tmux(socket, "send-keys", "-t", "tui", "Enter")
+        wait_screen(socket, lambda s: "n!echo third-check" in s)  # queued, in the lane
+        tmux(socket, "send-keys", "-t", "tui", "-l", "what")
+        screen = wait_screen(socket, lambda s: "what" in s)
+        assert "Approval needed" in screen and "awaiting approval" in screen
+        assert records(service, sid, "approval_decision") == []
+        tmux(socket, "send-keys", "-t", "tui", "C-q")  # quit: the approval stays pending
+        wait_screen(socket, lambda s: not _alive(socket))  # the app has exited
+    finally:
+        tmux(socket, "kill-server")
+    assert records(service, sid, "approval_decision") == []
+    assert "tool_dispatch" not in kinds(service, sid)
+    added = records(service, sid, "pending_add")
+    assert [r["text"] for r in added] == ["n!echo third-check"]
+    again = service.open_session(service.get(sid).path)
+    try:
+        assert Runner.for_service(service, again, settings()).remembered == set()
+    finally:
+        again.close()
+
+
+def _alive(socket: str) -> bool:
+    import subprocess
+
+    return subprocess.run(["tmux", "-L", socket, "has-session", "-t", "tui"],
+                          capture_output=True, check=False).returncode == 0

@@ -67,6 +67,11 @@ async def test_number_keys_decide_only_once_the_panel_is_focused(
     app = make_app(service, open_browser=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        prompt = app.screen.query_one(PromptArea)
+        prompt.focus()
+        await pilot.press("b", "c", "ctrl+a", "a")  # no approval: ctrl+a is the line start
+        assert prompt.text == "abc"
+        prompt.clear()
         chat = await asked(pilot)
         await pilot.press("1")  # typed into the prompt
         assert chat.query_one(PromptArea).text == "1" and chat.approval is not None
@@ -246,3 +251,15 @@ def _alive(socket: str) -> bool:
 
     return subprocess.run(["tmux", "-L", socket, "has-session", "-t", "tui"],
                           capture_output=True, check=False).returncode == 0
+
+
+async def test_escape_while_typing_a_reason_keeps_it_and_denies_the_rest() -> None:
+    from test_tui_approval import CALLS, Host, request
+
+    app = Host(request(CALLS))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2", *"not now", "escape")
+        await pilot.pause()
+    assert app.result is not None and app.result.reason == "not now"
+    assert app.result.decisions == {"call_1": "deny", "call_2": "deny", "call_3": "deny"}
+    assert app.result.remember == []

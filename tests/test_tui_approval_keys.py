@@ -123,6 +123,10 @@ async def test_session_grant_needs_a_confirmation_and_is_shown_and_revoked(
         await pilot.pause()
         assert chat.approval is panel and panel.confirming is None
         assert records(service, sid, "approval_decision") == []
+        await pilot.press("3", "space", "enter")  # "3 …" then enter: any other key backs out
+        await pilot.pause()
+        assert chat.approval is panel and panel.confirming is None
+        assert records(service, sid, "approval_decision") == []
         await pilot.press("3", "enter")
         await wait_for(pilot, lambda: chat.state == "idle" and chat.approval is None)
         await wait_for(pilot, lambda: chat.query_one(StatusBar).grants == 1)

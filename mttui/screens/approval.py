@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -137,6 +137,13 @@ class ApprovalPanel(Vertical, can_focus=True):
     def watch_current(self) -> None:
         self._refresh()
 
+    def on_key(self, event: events.Key) -> None:
+        """While a session grant waits for its confirmation, any other key than the
+        confirming ones backs out of it (``3 files`` then enter grants nothing)."""
+        if self.confirming is not None and event.key not in ("enter", "3", "escape"):
+            self.confirming = None
+            self._keys()
+
     def on_focus(self) -> None:
         self._keys()
 
@@ -157,7 +164,7 @@ class ApprovalPanel(Vertical, can_focus=True):
             keys.update(Text(
                 f"Approve every {literal(self.confirming)} call for the rest of this session, "
                 "without asking (also after a restart, until revoked with /permissions)?  "
-                "enter or 3 confirms · escape goes back"))
+                "enter or 3 confirms · any other key goes back"))
         elif self.query_one("#reason", Input).has_class("asking"):
             keys.update("enter continues · escape denies the remaining calls")
         elif self.has_focus:

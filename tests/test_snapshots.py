@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from mttui.graph.events import ApprovalRequested
-from mttui.screens.approval import ApprovalScreen
+from mttui.screens.approval import ApprovalPanel
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from tests.support.clock import FrozenClock
@@ -127,9 +127,10 @@ def test_approval_modal(snap_compare, service: SessionService, frozen: FrozenClo
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
-        pilot.app.push_screen(ApprovalScreen(request, {"c2": diff}))
+        chat = pilot.app.screen
+        await chat.mount(ApprovalPanel(request, {"c2": diff}), before=chat.query_one("#prompt"))
         await pilot.pause()
-        await pilot.press("y")  # the first call is approved, the diff is shown
+        await pilot.press("ctrl+a", "1")  # the first call is approved, the diff is shown
         await quiet(pilot)
 
     app = make_app(service, open_session=sid)

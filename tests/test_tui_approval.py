@@ -1,12 +1,12 @@
-"""The approval modal returns a typed decision: approve, deny with a reason, approve for
-the session, per call when several calls are asked."""
+"""The approval panel returns a typed decision: approve, deny with a reason, approve for
+the session, per call when several calls are asked (keys on the focused panel)."""
 
 from __future__ import annotations
 
-from textual.app import App
+from textual.app import App, ComposeResult
 
 from mttui.graph.events import ApprovalRequested
-from mttui.screens.approval import ApprovalDecision, ApprovalScreen, diff_text
+from mttui.screens.approval import ApprovalDecision, ApprovalPanel, diff_text
 
 CALLS = [
     {"call_id": "call_1", "tool_name": "shell", "arguments": {"command": "rm -rf build/"},
@@ -25,11 +25,14 @@ class Host(App[None]):
         self.diffs = diffs
         self.result: ApprovalDecision | None = None
 
-    def on_mount(self) -> None:
-        self.push_screen(ApprovalScreen(self.request, self.diffs), self._done)
+    def compose(self) -> ComposeResult:
+        yield ApprovalPanel(self.request, self.diffs)
 
-    def _done(self, decision: ApprovalDecision | None) -> None:
-        self.result = decision
+    def on_mount(self) -> None:
+        self.query_one(ApprovalPanel).focus()
+
+    def on_approval_panel_decided(self, message: ApprovalPanel.Decided) -> None:
+        self.result = message.decision
 
 
 def request(calls: list[dict], *, again: bool = False) -> ApprovalRequested:
@@ -39,7 +42,7 @@ def request(calls: list[dict], *, again: bool = False) -> ApprovalRequested:
 async def test_approve_one_call() -> None:
     app = Host(request(CALLS[:1]))
     async with app.run_test() as pilot:
-        await pilot.press("y")
+        await pilot.press("1")
         await pilot.pause()
     assert app.result == ApprovalDecision("req_1", {"call_1": "approve"}, None, [])
     assert app.result.approved_all
@@ -48,17 +51,17 @@ async def test_approve_one_call() -> None:
 async def test_deny_with_reason() -> None:
     app = Host(request(CALLS[:1]))
     async with app.run_test() as pilot:
-        await pilot.press("n")
-        await pilot.press(*"not in prod")  # "n" and "y" are typed into the reason, not decisions
+        await pilot.press("2")
+        await pilot.press(*"not in prod 1 3")  # typed into the reason, not decisions
         await pilot.press("enter")
         await pilot.pause()
-    assert app.result == ApprovalDecision("req_1", {"call_1": "deny"}, "not in prod", [])
+    assert app.result == ApprovalDecision("req_1", {"call_1": "deny"}, "not in prod 1 3", [])
 
 
 async def test_deny_without_reason() -> None:
     app = Host(request(CALLS[:1]))
     async with app.run_test() as pilot:
-        await pilot.press("n", "enter")
+        await pilot.press("2", "enter")
         await pilot.pause()
     assert app.result is not None
     assert app.result.decisions == {"call_1": "deny"} and app.result.reason is None
@@ -67,11 +70,10 @@ async def test_deny_without_reason() -> None:
 async def test_per_call_choices_and_approve_tool_for_session() -> None:
     app = Host(request(CALLS))
     async with app.run_test() as pilot:
-        screen = app.screen
-        assert isinstance(screen, ApprovalScreen)
-        await pilot.press("a")  # shell for the session: call_1 and call_3 approved
+        screen = app.query_one(ApprovalPanel)
+        await pilot.press("3", "enter")  # shell for the session (confirmed): call_1, call_3
         assert screen.current == 1 and app.result is None
-        await pilot.press("n", "enter")  # write_file denied, no reason
+        await pilot.press("2", "enter")  # write_file denied, no reason
         await pilot.pause()
     assert app.result == ApprovalDecision(
         "req_1", {"call_1": "approve", "call_3": "approve", "call_2": "deny"}, None, ["shell"])
@@ -80,10 +82,10 @@ async def test_per_call_choices_and_approve_tool_for_session() -> None:
 async def test_moving_between_calls_before_deciding() -> None:
     app = Host(request(CALLS))
     async with app.run_test() as pilot:
-        await pilot.press("down", "down", "y")  # call_3 first
-        await pilot.press("y")  # then the first open one after it wraps to call_1
+        await pilot.press("down", "down", "1")  # call_3 first
+        await pilot.press("1")  # then the first open one after it wraps to call_1
         assert app.result is None
-        await pilot.press("n", "enter")
+        await pilot.press("2", "enter")
         await pilot.pause()
     assert app.result is not None
     assert app.result.decisions == {"call_3": "approve", "call_1": "approve", "call_2": "deny"}
@@ -94,7 +96,7 @@ async def test_asked_again_after_resume_is_said() -> None:
     async with app.run_test() as pilot:
         text = "\n".join(s.text for s in app.screen._compositor.render_strips())
         assert "asked again after resume" in text.lower()
-        await pilot.press("y")
+        await pilot.press("1")
 
 
 async def test_diff_preview_and_verbatim_command_are_shown() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from mttui.graph import events as ev
-from mttui.screens.approval import ApprovalScreen
 from mttui.screens.chat import ChatScreen
 from mttui.session.models import HistoryPage
 from mttui.session.service import SessionService
@@ -94,11 +93,11 @@ async def test_tool_call_approved_in_the_modal(service: SessionService) -> None:
         await settle(pilot)
         chat = app.screen
         await send(pilot, "!echo approved-and-ran")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: chat.approval is not None)
         await pilot.pause()
         assert "echo approved-and-ran" in screen_text(app)
-        await pilot.press("y")
-        await wait_for(pilot, lambda: chat.state == "idle" and app.screen is chat)
+        await pilot.press("ctrl+a", "1")
+        await wait_for(pilot, lambda: chat.state == "idle" and chat.approval is None)
         await settle(pilot)
         view = chat.query_one(HistoryView)
         tool = view.find(lambda it: it.kind == "tool")
@@ -112,9 +111,9 @@ async def test_tool_call_denied_with_a_reason(service: SessionService) -> None:
         await settle(pilot)
         chat = app.screen
         await send(pilot, "!touch should-not-exist")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-        await pilot.press("n", *"too risky", "enter")
-        await wait_for(pilot, lambda: chat.state == "idle" and app.screen is chat)
+        await wait_for(pilot, lambda: chat.approval is not None)
+        await pilot.press("ctrl+a", "2", *"too risky", "enter")
+        await wait_for(pilot, lambda: chat.state == "idle" and chat.approval is None)
         await settle(pilot)
         tool = chat.query_one(HistoryView).find(lambda it: it.kind == "tool")
         assert tool is not None and tool.status == "denied"
@@ -152,12 +151,13 @@ async def test_pending_approval_is_asked_again_after_resume(service: SessionServ
     writer.close()
     app = make_app(service, open_session=writer.session_id)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen)
+                       and app.screen.approval is not None)
         await pilot.pause()
-        modal = app.screen
-        assert modal.request.asked_again
+        panel = app.screen.approval
+        assert panel.request.asked_again
         assert "asked again after resume" in screen_text(app).lower()
-        await pilot.press("y")
+        await pilot.press("ctrl+a", "1")
         chat = app.screen_stack[-1]
         await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen)
                        and app.screen.state == "idle")

@@ -91,6 +91,23 @@ class ChatSession:
         assert self.handle is not None
         return self.handle.resume()
 
+    def grants(self) -> list[str]:
+        """The session's grants (tools approved for the session, not revoked), also of a
+        session not open for writing (read from its log)."""
+        if self.handle is not None:
+            return self.handle.grants()
+        if self.info is None:
+            return []
+        from mttui.graph.journal import scan_log
+
+        return sorted(scan_log(Path(self.info.path)).remembered)
+
+    def revoke_grant(self, tool: str) -> bool:
+        """Withdraw a grant (opens the session for writing; ``False``: not granted or
+        read-only, see :attr:`read_only`)."""
+        handle = self.open_for_writing()
+        return handle is not None and handle.revoke_grant(tool)
+
     def diffs(self, request: ApprovalRequested) -> dict[str, str]:
         """Diff previews of the file-changing calls of an approval request."""
         from mttui.graph.tools.diff import preview_diff

@@ -165,6 +165,15 @@ class SessionHandle:
         """Compress the history the model sees now (``Compressed`` or a ``Notice``)."""
         return self.runner.compact(instructions)
 
+    def grants(self) -> list[str]:
+        """The tools approved for the rest of this session (``remember``), sorted."""
+        return sorted(self.runner.remembered)
+
+    def revoke_grant(self, tool: str) -> bool:
+        """Withdraw a session grant: ``tool`` asks again from now on, also after a
+        restart (durable: a ``grant_revoked`` record). ``False``: it was not granted."""
+        return bool(self.runner.revoke([tool]))
+
     def stop(self) -> None:
         """The user's stop (Esc, SIGINT): ask the current run to stop (a no-op when
         idle) and hold the lane, so that queued and steered messages wait for "Resume

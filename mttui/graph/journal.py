@@ -100,7 +100,7 @@ _USAGE = re.compile(rb'"role":"assistant".*"usage":\{"input_tokens":(\d+),"outpu
 
 
 def scan_log(path: Path) -> LogFacts:
-    """Stats, remembered tools and approval requests of a session log.
+    """Stats, remembered tools (granted, not revoked) and approval requests of a log.
 
     Cheap on long logs: only the few record types that matter are JSON-parsed;
     token usage is picked out of assistant lines with a regex (the writer's
@@ -132,4 +132,8 @@ def scan_log(path: Path) -> LogFacts:
             rec = parse_line(raw)
             if rec:
                 facts.remembered.update(str(t) for t in rec.get("remember") or [])
+        elif b'"type":"grant_revoked"' in head:
+            rec = parse_line(raw)
+            if rec:
+                facts.remembered.difference_update(str(t) for t in rec.get("tools") or [])
     return facts

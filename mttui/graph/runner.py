@@ -19,7 +19,7 @@ Importing this module does not import LangGraph; the first run (or
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -251,6 +251,15 @@ class Runner:
             ("run_start", {"run_id": run_id, "continues": request_id})
         ]
         yield from self._drive(resume, run_id, head, [decided], before_start=True)
+
+    def revoke(self, tools: Iterable[str]) -> list[str]:
+        """Withdraw session grants: the tools ask again, now and after a restart (a
+        ``grant_revoked`` record). Returns the tools that were granted."""
+        gone = sorted(set(tools) & self.remembered)
+        if gone:
+            self.writer.append("grant_revoked", tools=gone)
+            self.remembered.difference_update(gone)
+        return gone
 
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Manual compression (``/compact``): yields ``Compressed``, or a ``Notice`` when

@@ -1,4 +1,11 @@
-"""The approval modal: every tool call of one request, decided one by one."""
+"""The approval panel: every tool call of one request, decided one by one.
+
+The panel sits above the prompt and never takes the focus by itself: whatever is
+typed goes to the prompt (``enter`` there queues it). Decisions need the panel to be
+focused first (``ctrl+a``, or ``escape`` from the prompt), and then number keys a
+typed sentence reaches only after that deliberate step; approving a tool for the rest
+of the session asks once more, naming what it grants.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +13,13 @@ from dataclasses import dataclass, field
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from mttui.graph.events import ApprovalRequested
 from mttui.widgets.text import full_args, literal, short_args
@@ -51,54 +58,68 @@ def diff_text(diff: str) -> Text:
     return out
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision]):
-    """Returns an :class:`ApprovalDecision` once every call has a decision."""
+class ApprovalPanel(Vertical, can_focus=True):
+    """Posts :class:`ApprovalPanel.Decided` once every call has a decision."""
 
     DEFAULT_CSS = """
-    ApprovalScreen { align: center middle; background: $background 70%; }
-    ApprovalScreen > Vertical {
-        width: 94%; max-width: 116; height: auto; max-height: 90%; padding: 0 1;
-        background: $panel; border: round $warning; border-title-color: $warning;
+    ApprovalPanel {
+        height: auto; max-height: 60%; padding: 0 1; background: $panel;
+        border: round $warning 50%; border-title-color: $warning;
         border-title-style: bold; border-subtitle-color: $text-muted;
     }
-    ApprovalScreen #calls { height: auto; margin: 1 0; }
-    ApprovalScreen #detail { height: auto; max-height: 20; background: $surface;
-                             padding: 0 1; margin-bottom: 1; }
-    ApprovalScreen #reason { display: none; margin-bottom: 1; }
-    ApprovalScreen #reason.asking { display: block; }
+    ApprovalPanel:focus-within { border: heavy $warning; }
+    ApprovalPanel #calls { height: auto; margin: 1 0 0 0; }
+    ApprovalPanel #detail { height: auto; max-height: 12; background: $surface;
+                            padding: 0 1; margin: 1 0 0 0; }
+    ApprovalPanel #reason { display: none; }
+    ApprovalPanel #reason.asking { display: block; }
+    ApprovalPanel #keys { height: auto; color: $text-muted; }
+    ApprovalPanel #keys.confirming { color: $warning; text-style: bold; }
     """
     BINDINGS = [
-        Binding("y", "decide('approve')", "Approve", id="approval.approve"),
-        Binding("n", "decide('deny')", "Deny", id="approval.deny"),
-        Binding("a", "decide('always')", "Approve tool for session", id="approval.always"),
+        Binding("ctrl+a", "app.focus('prompt')", "Approval ⇄ prompt",
+                id="approval.focus", show=False),
+        Binding("1", "decide('approve')", "Approve", id="approval.approve"),
+        Binding("2", "decide('deny')", "Deny (with a reason)", id="approval.deny"),
+        Binding("3", "decide('always')", "Approve tool for session…", id="approval.always"),
+        Binding("enter", "confirm", "Confirm", id="approval.confirm", show=False),
+        Binding("escape", "escape", "Deny", id="approval.escape"),
         Binding("down,j", "move(1)", "Next call", id="approval.next", show=False),
         Binding("up,k", "move(-1)", "Previous call", id="approval.previous", show=False),
     ]
 
+    class Decided(Message):
+        def __init__(self, panel: ApprovalPanel, decision: ApprovalDecision) -> None:
+            super().__init__()
+            self.panel = panel
+            self.decision = decision
+
     current: reactive[int] = reactive(0, init=False)  # the call shown in detail
 
-    def __init__(self, request: ApprovalRequested, diffs: dict[str, str] | None = None) -> None:
-        super().__init__()
+    def __init__(self, request: ApprovalRequested, diffs: dict[str, str] | None = None,
+                 *, id: str | None = "approval") -> None:
+        super().__init__(id=id)
         self.request = request
         self.diffs = diffs or {}
         self.calls = list(request.tool_calls)
         self.decisions: dict[str, str] = {}
         self.remember: list[str] = []
         self.reason: str | None = None
+        self.confirming: str | None = None  # the tool a session grant waits to confirm for
+        self.done = False
 
     def compose(self) -> ComposeResult:
-        with Vertical() as box:
-            n = len(self.calls)
-            box.border_title = "Approval needed"
-            if self.request.asked_again:
-                box.border_subtitle = "asked again after resume"
-            yield Static(self._intro(n), id="intro")
-            yield Static(id="calls")
-            with VerticalScroll(id="detail"):
-                yield Static(id="detail-body")
-            yield Input(placeholder="reason for denying (optional) · enter to continue",
-                        id="reason")
-        yield Footer()
+        n = len(self.calls)
+        self.border_title = "Approval needed"
+        if self.request.asked_again:
+            self.border_subtitle = "asked again after resume"
+        yield Static(self._intro(n), id="intro")
+        yield Static(id="calls")
+        with VerticalScroll(id="detail"):
+            yield Static(id="detail-body")
+        yield Input(placeholder="reason for denying (optional) · enter to continue",
+                    id="reason")
+        yield Static(id="keys")
 
     def _intro(self, n: int) -> Text:
         text = Text()
@@ -116,7 +137,43 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def watch_current(self) -> None:
         self._refresh()
 
+    def on_key(self, event: events.Key) -> None:
+        """While a session grant waits for its confirmation, any other key than the
+        confirming ones backs out of it (``3 files`` then enter grants nothing)."""
+        if self.confirming is not None and event.key not in ("enter", "3", "escape"):
+            self.confirming = None
+            self._keys()
+
+    def on_focus(self) -> None:
+        self._keys()
+
+    def on_blur(self) -> None:
+        self._keys()
+
+    def on_descendant_focus(self) -> None:
+        self._keys()
+
+    def on_descendant_blur(self) -> None:
+        self._keys()
+
     # -- drawing --------------------------------------------------------------
+    def _keys(self) -> None:
+        keys = self.query_one("#keys", Static)
+        keys.set_class(self.confirming is not None, "confirming")
+        if self.confirming is not None:
+            keys.update(Text(
+                f"Approve every {literal(self.confirming)} call for the rest of this session, "
+                "without asking (also after a restart, until revoked with /permissions)?  "
+                "enter or 3 confirms · any other key goes back"))
+        elif self.query_one("#reason", Input).has_class("asking"):
+            keys.update("enter continues · escape denies the remaining calls")
+        elif self.has_focus:
+            keys.update("1 approve · 2 deny · 3 approve this tool for the session… · "
+                        "escape deny · tab back to the prompt")
+        else:
+            keys.update("ctrl+a (or escape) to decide · what you type goes to the prompt "
+                        "(enter queues it)")
+
     def _refresh(self) -> None:
         rows: list[RenderableType] = []
         for i, call in enumerate(self.calls):
@@ -136,6 +193,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             rows.append(line)
         self.query_one("#calls", Static).update(Group(*rows))
         self.query_one("#detail-body", Static).update(self._detail())
+        self._keys()
 
     def _detail(self) -> RenderableType:
         call = self.calls[self.current] if self.calls else {}
@@ -156,51 +214,102 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             parts.append(Text(literal(full_args(args))))
         return Group(*parts)
 
+    def take_focus(self) -> None:
+        """Focus the panel (its reason field while a reason is being typed)."""
+        if self._asking():
+            self.query_one("#reason", Input).focus()
+        else:
+            self.focus()
+
     # -- deciding -------------------------------------------------------------
+    def _asking(self) -> bool:
+        return self.query_one("#reason", Input).has_class("asking")
+
     def action_move(self, step: int) -> None:
-        if self.calls:
+        if self.calls and self.confirming is None:
             self.current = max(0, min(len(self.calls) - 1, self.current + step))
 
     def action_decide(self, what: str) -> None:
-        if not self.calls or self.query_one("#reason", Input).has_class("asking"):
+        if not self.calls or self.done or self._asking():
             return
         call = self.calls[self.current]
         cid = str(call.get("call_id", ""))
-        if what == "always":
-            tool = str(call.get("tool_name", ""))
-            if tool not in self.remember:
-                self.remember.append(tool)
-            for other in self.calls:  # the same tool, elsewhere in this request, too
-                if other.get("tool_name") == tool:
-                    self.decisions.setdefault(str(other.get("call_id", "")), "approve")
-            self.decisions[cid] = "approve"
-        else:
-            self.decisions[cid] = what
+        if self.confirming is not None:
+            if what == "always":  # 3 again confirms
+                self.action_confirm()
+            return
+        if what == "always":  # asks once more, naming what it grants
+            self.confirming = str(call.get("tool_name", ""))
+            self._keys()
+            return
+        self.decisions[cid] = what
         self._refresh()
         if what == "deny":
             reason = self.query_one("#reason", Input)
             reason.add_class("asking")
             reason.focus()
+            self._keys()
             return
         self._advance()
+
+    def action_confirm(self) -> None:
+        """``enter``: confirms a session grant (nothing else)."""
+        tool = self.confirming
+        if tool is None or self.done:
+            return
+        self.confirming = None
+        if tool not in self.remember:
+            self.remember.append(tool)
+        for other in self.calls:  # the same tool, elsewhere in this request, too
+            if other.get("tool_name") == tool:
+                self.decisions.setdefault(str(other.get("call_id", "")), "approve")
+        self.decisions[str(self.calls[self.current].get("call_id", ""))] = "approve"
+        self._refresh()
+        self._advance()
+
+    def action_escape(self) -> None:
+        """``escape``: backs out of a grant's confirmation; otherwise denies every call
+        not decided yet (a reason being typed is kept) and finishes."""
+        if self.done:
+            return
+        if self.confirming is not None:
+            self.confirming = None
+            self._keys()
+            return
+        reason = self.query_one("#reason", Input)
+        if self._asking():
+            self._take_reason(reason)
+        for call in self.calls:
+            self.decisions.setdefault(str(call.get("call_id", "")), "deny")
+        self._refresh()
+        self._advance()
+
+    def _take_reason(self, field_: Input) -> None:
+        text = " ".join(field_.value.split())
+        if text:
+            self.reason = f"{self.reason}; {text}" if self.reason else text
+        field_.value = ""
+        field_.remove_class("asking")
+        self.focus()
 
     @on(Input.Submitted, "#reason")
     def _reason(self, event: Input.Submitted) -> None:
         event.stop()
-        text = " ".join(event.value.split())
-        if text:
-            self.reason = f"{self.reason}; {text}" if self.reason else text
-        event.input.value = ""
-        event.input.remove_class("asking")
-        self.set_focus(None)
+        self._take_reason(event.input)
         self._advance()
 
     def _advance(self) -> None:
         open_ = [i for i, c in enumerate(self.calls)
                  if str(c.get("call_id", "")) not in self.decisions]
         if not open_:
-            self.dismiss(ApprovalDecision(self.request.request_id, dict(self.decisions),
-                                          self.reason, list(self.remember)))
+            self.done = True
+            self.post_message(self.Decided(self, ApprovalDecision(
+                self.request.request_id, dict(self.decisions), self.reason,
+                list(self.remember))))
             return
         later = [i for i in open_ if i > self.current]
         self.current = later[0] if later else open_[0]
+        self._keys()
+
+
+ApprovalScreen = ApprovalPanel  # the name the app's help lists the approval keys under

@@ -22,7 +22,7 @@ from mttui.config import Settings
 from mttui.core.chat_session import ChatSession
 from mttui.core.compact import compact_events
 from mttui.core.drive import drive, send
-from mttui.core.handle import ApprovalAnswer, RunnerFactory
+from mttui.core.handle import RunnerFactory
 from mttui.graph import events as ev
 from mttui.messages import BackToBrowser, OpenSession, RunEventMessage
 from mttui.session.models import HistoryPage, SearchHit, SearchScope
@@ -36,7 +36,7 @@ from mttui.widgets.status import StatusBar
 from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
-from .approval import ApprovalDecision, ApprovalScreen
+from .chat_approval import ApprovalChat
 from .chat_messages import (
     AskAgain,
     MarkersChanged,
@@ -48,12 +48,11 @@ from .chat_messages import (
     StatusNote,
     TitleChanged,
 )
-from .chat_pending import PendingChat
 from .dialogs import ConfirmScreen
 from .search import SearchScreen
 
 
-class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
+class ChatScreen(ApprovalChat):  # approvals: chat_approval.py; Queue/Steer: chat_pending.py
     DEFAULT_CSS = """
     ChatScreen #chat-bar { height: 1; background: $panel; padding: 0 1; }
     ChatScreen HistoryView { height: 1fr; }
@@ -82,7 +81,6 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         self.session_id = session_id
         self.around = around
         self.set_reactive(ChatScreen.state, "opening" if session_id else "idle")
-        self._answer: asyncio.Future[ApprovalDecision | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="chat-bar")
@@ -191,6 +189,7 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
         self.post_message(Opened(self.service.markers(info.id), self.service.last_usage(info.id)))
+        self.post_grants()
         self.pending_opened()
         if not self.chat.writable():
             self.post_message(ReadOnly(self.chat.read_only or ""))
@@ -227,6 +226,10 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         if command == "/compact" or command.startswith("/compact "):  # /compact [instructions]
             if self.start_compaction(command[len("/compact"):].strip() or None):
                 event.prompt.clear()
+            return
+        if command == "/permissions":  # the session's grants, revocable
+            event.prompt.clear()
+            self.refresh_grants(show=True)
             return
         if self.state == "read-only":
             self.notify("this session is open in another process", severity="error")
@@ -275,38 +278,6 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
         if isinstance(event, ev.Compressed) and self.chat.info is not None:
             self.post_message(MarkersChanged(self.service.markers(self.chat.info.id)))
 
-    def ask(self, request: ev.ApprovalRequested) -> ApprovalAnswer | None:
-        """Worker thread: show the approval dialog and wait for the answer (``None``:
-        left pending, e.g. the chat is closing; it is asked again on resume)."""
-        diffs = self.chat.diffs(request)
-        # (mypy cannot infer call_from_thread's "value or awaitable of it" return type)
-        decision: ApprovalDecision | None = self.app.call_from_thread(
-            self._ask_on_screen, request, diffs)  # type: ignore[arg-type]
-        if decision is None:
-            return None
-        return ApprovalAnswer(decision.decisions, decision.reason, tuple(decision.remember))
-
-    async def _ask_on_screen(self, request: ev.ApprovalRequested,
-                             diffs: dict[str, str]) -> ApprovalDecision | None:
-        if self.leaving:
-            return None
-        answer: asyncio.Future[ApprovalDecision | None] = asyncio.get_running_loop(
-        ).create_future()
-        self._answer = answer
-        self.state = "awaiting approval"
-
-        def done(decision: ApprovalDecision | None) -> None:
-            if not answer.done():
-                answer.set_result(decision)
-
-        self.app.push_screen(ApprovalScreen(request, diffs), done)
-        return await answer
-
-    def _drop_question(self) -> None:
-        """Leave the approval pending (asked again on resume) so the worker can end."""
-        if self._answer is not None and not self._answer.done():
-            self._answer.set_result(None)
-
     def on_run_event_message(self, message: RunEventMessage) -> None:
         super().on_run_event_message(message)
         event = message.event
@@ -340,6 +311,10 @@ class ChatScreen(PendingChat):  # Queue/Steer: chat_pending.py
 
     # -- keys ----------------------------------------------------------------------------
     def action_stop(self) -> None:
+        """``escape``: stops a run; while an approval waits it focuses the approval
+        (where ``escape`` denies), so a stray key never decides."""
+        if self.state == "awaiting approval" and self.focus_approval():
+            return
         if self.state in ("running", "starting") and self.chat.handle is not None:
             self.chat.handle.stop()
             self.state = "stopping"

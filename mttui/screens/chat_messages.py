@@ -102,3 +102,11 @@ class SendAgain(Message):
 @dataclass
 class Kick(Message):
     """The queue may run again (retry, resume)."""
+
+
+@dataclass
+class GrantsChanged(Message):
+    """The session's grants (tools approved for the session) as read by a worker."""
+
+    grants: list[str]
+    show: bool = False  # open the /permissions list with them

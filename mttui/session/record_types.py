@@ -120,6 +120,12 @@ class ApprovalDecision(Head, total=False):
     remember: list[str]
 
 
+class GrantRevoked(Head, total=False):
+    """Tools approved for the session (``approval_decision.remember``) that ask again."""
+
+    tools: list[str]
+
+
 class ToolDispatch(Head, total=False):
     run_id: str
     call_id: str
@@ -191,6 +197,7 @@ RECORD_TYPES: Mapping[str, type] = {
     "run_end": RunEnd,
     "approval_request": ApprovalRequest,
     "approval_decision": ApprovalDecision,
+    "grant_revoked": GrantRevoked,
     "tool_dispatch": ToolDispatch,
     "tool_outcome": ToolOutcome,
     "compression": Compression,
@@ -240,6 +247,7 @@ class Record(TypedDict, total=False):
     decisions: dict[str, str]
     reason: str
     remember: list[str]
+    tools: list[str]
     call_id: str
     tool_name: str
     arguments_sha256: str

@@ -134,6 +134,8 @@ def fold(
             t.open_requests.pop(rid, None)
             t.decided[rid] = dict(rec.get("decisions") or {})
             t.remembered_tools.update(rec.get("remember") or [])
+        elif kind == "grant_revoked":
+            t.remembered_tools.difference_update(rec.get("tools") or [])
         elif kind == "tool_dispatch":
             t.dispatched[rec.get("call_id", "")] = cast(ToolDispatch, rec)
             t.dispatch_names[rec.get("call_id", "")] = str(rec.get("tool_name") or "")

@@ -1,4 +1,4 @@
-"""The chat status bar: model, run state, tokens, compressions, approval mode."""
+"""The chat status bar: model, run state, tokens, compressions, approval mode, grants."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ class StatusBar(Widget):
     estimated: reactive[bool] = reactive(False)
     compressions: reactive[int] = reactive(0)
     note: reactive[str] = reactive("")
+    grants: reactive[int] = reactive(0)  # tools approved for the session
 
     def __init__(self, *, provider: str, model: str, approval: str, token_limit: int,
                  id: str | None = None) -> None:
@@ -62,6 +63,8 @@ class StatusBar(Widget):
                     else "")
         line.append("   approval ", style="dim")
         line.append(self.approval, style="bold red" if self.approval == "yolo" else "bold")
+        if self.grants:
+            line.append(f" · grants {self.grants}", style="bold yellow")
         if self.note:
             line.append("   " + self.note, style="dim")
         return line

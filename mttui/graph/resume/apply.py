@@ -83,6 +83,11 @@ def resume_session(runner: Runner) -> ResumeOutcome:
     if plan.mode == "refused":
         assert plan.refusal is not None
         raise ResumeRefused(plan.refusal["code"], plan.refusal["message"])
+    if runner.remembered:  # session grants keep working: say so (revocable)
+        tools = sorted(runner.remembered)
+        plan.warn("grants_restored", "tools approved for the rest of the session still run "
+                  f"without asking: {', '.join(tools)} (revoke with /permissions)",
+                  count=len(tools), ids=tools)
     out = ResumeOutcome(plan)
     if plan.mode == "execution":
         _apply_execution(runner, plan, facts, out)

@@ -215,7 +215,7 @@ class MttuiApp(App[None]):
 
     # -- help and commands ----------------------------------------------------
     def help_sections(self) -> list[tuple[str, list[BindingType]]]:
-        from mttui.screens.approval import ApprovalScreen
+        from mttui.screens.approval import ApprovalPanel
         from mttui.screens.chat import ChatScreen
         from mttui.screens.dialogs import ConfirmScreen, RenameScreen
         from mttui.screens.help import HelpScreen
@@ -230,7 +230,7 @@ class MttuiApp(App[None]):
             ("Chat", list(ChatScreen.BINDINGS) + list(PromptArea.BINDINGS) + pending_keys()),
             ("Chat history (when focused: tab)", list(HistoryView.BINDINGS)),
             ("Search panel", list(SearchScreen.BINDINGS)),
-            ("Approval", list(ApprovalScreen.BINDINGS)),
+            ("Approval", list(ApprovalPanel.BINDINGS)),
             ("Dialogs", list(RenameScreen.BINDINGS) + list(ConfirmScreen.BINDINGS)),
             ("Help", list(HelpScreen.BINDINGS)),
         ]

@@ -4,16 +4,6 @@ session grant asks once more, is shown in the status bar and revoked by /permiss
 
 from __future__ import annotations
 
-from test_tui_run import kinds, send, wait_for
-from test_tui_support import (  # noqa: F401 - fixtures by name
-    SIZE,
-    make_app,
-    screen_text,
-    service_fixture,
-    settings,
-    settle,
-)
-
 from mttui.graph.runner import Runner
 from mttui.screens.chat import ChatScreen
 from mttui.screens.permissions import PermissionsScreen
@@ -21,10 +11,17 @@ from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.status import StatusBar
-
-
-def records(service: SessionService, sid: str, kind: str) -> list[dict]:
-    return [r for r in service.records(sid)[0] if r["type"] == kind]
+from tests.support.tui import (
+    SIZE,
+    kinds,
+    make_app,
+    screen_text,
+    send,
+    session_records,
+    settings,
+    settle,
+    wait_for,
+)
 
 
 async def asked(pilot, command: str = "!echo approved-and-ran") -> ChatScreen:
@@ -53,10 +50,10 @@ async def test_typing_during_an_approval_goes_to_the_prompt_and_the_queue(
         assert [r["text"] for r in chat.lane.rows if r["mode"] == "queue"] == [
             "n!echo third-check"]
         sid = chat.chat.session_id
-        assert records(service, sid, "approval_decision") == []
+        assert session_records(service, sid, "approval_decision") == []
         assert chat.query_one(StatusBar).grants == 0
         await chat.shutdown()
-    assert records(service, sid, "approval_decision") == []
+    assert session_records(service, sid, "approval_decision") == []
     assert "tool_dispatch" not in kinds(service, sid)
     assert Runner.for_service(service, service.open_session(
         service.get(sid).path), settings()).remembered == set()
@@ -95,13 +92,13 @@ async def test_escape_on_the_panel_denies(service: SessionService) -> None:
         await pilot.pause()
         assert chat.approval is not None and chat.approval.has_focus
         sid = chat.chat.session_id
-        assert records(service, sid, "approval_decision") == []
+        assert session_records(service, sid, "approval_decision") == []
         await pilot.press("escape")  # on the panel: deny
         await wait_for(pilot, lambda: chat.state == "idle" and chat.approval is None)
         await settle(pilot)
         tool = chat.query_one(HistoryView).find(lambda it: it.kind == "tool")
         assert tool is not None and tool.status == "denied"
-    assert list(records(service, sid, "approval_decision")[0]["decisions"].values()) == [
+    assert list(session_records(service, sid, "approval_decision")[0]["decisions"].values()) == [
         "deny"]
     assert not (service.project / "should-not-exist").exists()
 
@@ -118,21 +115,21 @@ async def test_session_grant_needs_a_confirmation_and_is_shown_and_revoked(
         assert panel is not None and panel.confirming == "shell"
         assert "Approve every shell call for the rest of this session" in screen_text(app)
         sid = chat.chat.session_id
-        assert records(service, sid, "approval_decision") == []
+        assert session_records(service, sid, "approval_decision") == []
         await pilot.press("escape")  # backs out of the confirmation only
         await pilot.pause()
         assert chat.approval is panel and panel.confirming is None
-        assert records(service, sid, "approval_decision") == []
+        assert session_records(service, sid, "approval_decision") == []
         await pilot.press("3", "space", "enter")  # "3 …" then enter: any other key backs out
         await pilot.pause()
         assert chat.approval is panel and panel.confirming is None
-        assert records(service, sid, "approval_decision") == []
+        assert session_records(service, sid, "approval_decision") == []
         await pilot.press("3", "enter")
         await wait_for(pilot, lambda: chat.state == "idle" and chat.approval is None)
         await wait_for(pilot, lambda: chat.query_one(StatusBar).grants == 1)
         await settle(pilot)
         assert "grants 1" in screen_text(app)
-        assert records(service, sid, "approval_decision")[0]["remember"] == ["shell"]
+        assert session_records(service, sid, "approval_decision")[0]["remember"] == ["shell"]
 
         prompt = chat.query_one(PromptArea)
         prompt.text = "/permissions"
@@ -141,10 +138,10 @@ async def test_session_grant_needs_a_confirmation_and_is_shown_and_revoked(
         await pilot.pause()
         assert "shell" in screen_text(app)
         await pilot.press("r")
-        await wait_for(pilot, lambda: records(service, sid, "grant_revoked") != [])
+        await wait_for(pilot, lambda: session_records(service, sid, "grant_revoked") != [])
         await wait_for(pilot, lambda: chat.query_one(StatusBar).grants == 0)
         assert app.screen is chat and chat.chat.grants() == []
-    assert records(service, sid, "grant_revoked")[0]["tools"] == ["shell"]
+    assert session_records(service, sid, "grant_revoked")[0]["tools"] == ["shell"]
     writer = service.open_session(service.get(sid).path)
     try:  # a new runner on the same log: the grant is gone
         assert Runner.for_service(service, writer, settings()).remembered == set()
@@ -176,7 +173,7 @@ async def test_grant_survives_a_restart_and_the_resume_says_so(
         await settle(pilot)
         assert chat.approval is None
         assert "still run without asking: shell" in screen_text(app)
-    resumed = records(service, writer.session_id, "session_resumed")
+    resumed = session_records(service, writer.session_id, "session_resumed")
     assert "grants_restored" in resumed[-1]["warnings"]
 
 
@@ -234,14 +231,14 @@ def test_typing_during_an_approval_in_a_real_terminal(
         tmux(socket, "send-keys", "-t", "tui", "-l", "what")
         screen = wait_screen(socket, lambda s: "what" in s)
         assert "Approval needed" in screen and "awaiting approval" in screen
-        assert records(service, sid, "approval_decision") == []
+        assert session_records(service, sid, "approval_decision") == []
         tmux(socket, "send-keys", "-t", "tui", "C-q")  # quit: the approval stays pending
         wait_screen(socket, lambda s: not _alive(socket))  # the app has exited
     finally:
         tmux(socket, "kill-server")
-    assert records(service, sid, "approval_decision") == []
+    assert session_records(service, sid, "approval_decision") == []
     assert "tool_dispatch" not in kinds(service, sid)
-    added = records(service, sid, "pending_add")
+    added = session_records(service, sid, "pending_add")
     assert [r["text"] for r in added] == ["n!echo third-check"]
     again = service.open_session(service.get(sid).path)
     try:
@@ -258,7 +255,7 @@ def _alive(socket: str) -> bool:
 
 
 async def test_escape_while_typing_a_reason_keeps_it_and_denies_the_rest() -> None:
-    from test_tui_approval import CALLS, Host, request
+    from tests.support.approval import CALLS, Host, request
 
     app = Host(request(CALLS))
     async with app.run_test(size=SIZE) as pilot:

@@ -14,9 +14,11 @@ from mttui.widgets.live import LiveTranscript
 from mttui.widgets.prompt import PromptArea
 from tests.support.tui import (
     SIZE,
+    kinds,
     make_app,
     msg,
     screen_text,
+    send,
     settings,
     settle,
     wait_for,
@@ -24,20 +26,9 @@ from tests.support.tui import (
 )
 
 
-async def send(pilot, text: str) -> None:
-    prompt = pilot.app.screen.query_one(PromptArea)
-    prompt.focus()
-    prompt.text = text
-    await pilot.press("enter")
-
-
 def tear(path) -> None:
     with open(path, "ab") as fh:
         fh.write(b'{"type":"transcript_message","seq":4')
-
-
-def kinds(service: SessionService, sid: str) -> list[str]:
-    return [r["type"] for r in service.records(sid)[0]]
 
 
 async def test_send_creates_the_session_and_shows_the_answer(service: SessionService) -> None:

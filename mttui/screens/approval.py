@@ -312,4 +312,3 @@ class ApprovalPanel(Vertical, can_focus=True):
         self._keys()
 
 
-ApprovalScreen = ApprovalPanel  # the name the app's help lists the approval keys under

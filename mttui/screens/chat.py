@@ -20,7 +20,6 @@ from textual.worker import Worker, WorkerState
 
 from mttui.config import Settings
 from mttui.core.chat_session import ChatSession
-from mttui.core.compact import compact_events
 from mttui.core.drive import drive, send
 from mttui.core.handle import RunnerFactory
 from mttui.graph import events as ev
@@ -36,7 +35,7 @@ from mttui.widgets.status import StatusBar
 from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
-from .chat_approval import ApprovalChat
+from .chat_compact import CompactChat
 from .chat_messages import (
     AskAgain,
     MarkersChanged,
@@ -48,11 +47,10 @@ from .chat_messages import (
     StatusNote,
     TitleChanged,
 )
-from .dialogs import ConfirmScreen
 from .search import SearchScreen
 
 
-class ChatScreen(ApprovalChat):  # approvals: chat_approval.py; Queue/Steer: chat_pending.py
+class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat_pending.py
     DEFAULT_CSS = """
     ChatScreen #chat-bar { height: 1; background: $panel; padding: 0 1; }
     ChatScreen HistoryView { height: 1fr; }
@@ -326,54 +324,6 @@ class ChatScreen(ApprovalChat):  # approvals: chat_approval.py; Queue/Steer: cha
             self.history.scroll_page_up(animate=False)
         else:
             self.history.scroll_page_down(animate=False)
-
-    async def action_compact(self) -> None:
-        """``ctrl+k``: in a prompt with text it deletes to the end of the line (as in
-        every editor); otherwise it asks before compressing the history."""
-        prompt = self.query_one(PromptArea)
-        if prompt.has_focus and prompt.text:
-            await prompt.action_delete_to_end_of_line_or_delete_line()
-            return
-        if not self._can_compact():
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.start_compaction()
-
-        self.app.push_screen(ConfirmScreen(
-            "Compact the history", "Summarise older messages for the model now? The "
-            "transcript stays as it is.", yes="Compact"), answered)
-
-    def _can_compact(self) -> bool:
-        if self.state != "idle" or self.chat.info is None:
-            self.notify("compaction needs an idle session with messages", severity="warning")
-            return False
-        return True
-
-    def start_compaction(self, instructions: str | None = None) -> bool:
-        """``/compact [instructions]`` (or a confirmed ``ctrl+k``): compress now."""
-        if not self._can_compact():
-            return False
-        self.status.note = "compacting…"
-        self.state = "running"
-        self._compact(instructions)
-        return True
-
-    @work(thread=True, group="run", exit_on_error=False, name="compaction")
-    def _compact(self, instructions: str | None = None) -> None:
-        handle = self.chat.open_for_writing()
-        if handle is None:
-            self.post_message(ReadOnly(self.chat.read_only or ""))
-            return
-        try:
-            pending = None if handle.resumed else self.resume_now()
-            if pending is not None:  # ask what was pending first; compact afterwards
-                drive(handle, None, emit=self.emit, ask=self.ask, pending=pending)
-                return
-            drive(handle, compact_events(handle, instructions), emit=self.emit, ask=self.ask)
-        finally:
-            self.post_message(StatusNote(""))
 
     def action_search(self) -> None:
         def done(hit: SearchHit | None) -> None:

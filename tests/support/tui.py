@@ -109,3 +109,14 @@ def lane_ops_done(app: Any) -> bool:
 
 def lane_texts(chat: ChatScreen) -> list[tuple[str, str]]:
     return [(r["text"], r["state"]) for r in chat.query_one(PendingLane).rows]
+
+
+async def send(pilot, text: str) -> None:
+    prompt = pilot.app.screen.query_one(PromptArea)
+    prompt.focus()
+    prompt.text = text
+    await pilot.press("enter")
+
+
+def kinds(service: SessionService, sid: str) -> list[str]:
+    return [r["type"] for r in service.records(sid)[0]]

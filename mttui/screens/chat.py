@@ -348,7 +348,7 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
         self.pending_leave()  # no queued input starts from now on
         if self.chat.handle is not None:
             self.chat.handle.stop()
-        self._drop_question()
+        self.drop_question()
         mine = [w for w in self.app.workers if w.node is self and w.group in ("run", "open")]
         for worker in mine:
             with contextlib.suppress(Exception):
@@ -359,5 +359,5 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
         """The app is exiting without :meth:`shutdown` (e.g. ``app.exit()``): stop the
         run and close the session in a thread (the event loop only awaits it)."""
         await super().on_unmount()
-        self._drop_question()
+        self.drop_question()
         await asyncio.to_thread(self.chat.close, wait=5.0)

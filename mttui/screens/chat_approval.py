@@ -75,7 +75,7 @@ class ApprovalChat(PendingChat):
         if self._answer is not None and not self._answer.done():
             self._answer.set_result(message.decision)
 
-    def _drop_question(self) -> None:
+    def drop_question(self) -> None:
         """Leave the approval pending (asked again on resume) so the worker can end."""
         if self._answer is not None and not self._answer.done():
             self._answer.set_result(None)

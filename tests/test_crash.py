@@ -126,7 +126,7 @@ POINTS = {
     "after_tool_outcome": (_after_outcome, ["dangling_tool_call_closed"], 1),
     "while_an_answer_streams": (_while_streaming, [], 0),
     "while_waiting_for_approval": (_awaiting_approval, ["approval_pending"], 1),
-    "after_approval_decision": (_after_decision, ["approval_pending"], 1),
+    "after_approval_decision": (_after_decision, [], 1),  # applied, never asked again
 }
 
 
@@ -157,7 +157,10 @@ def test_kill_9_then_resume(
     evs = w.run("--resume", sid, "--approve", "all", "what happened?")
     resumed = next(e for e in evs if e["event"] == "resumed")
     assert (resumed["mode"], [x["code"] for x in resumed["warnings"]]) == ("execution", expected)
-    if "approval" in point:
+    if point == "after_approval_decision":
+        assert not [e for e in evs if e["event"] == "approval_request"]
+        assert plan["decided_approval"] == plan["pending_approval"]["request_id"]
+    elif "approval" in point:
         again = next(e for e in evs if e["event"] == "approval_request")
         assert again["request_id"] == plan["pending_approval"]["request_id"]
     assert w.runs() == executions and (ran_before == 0 or executions == ran_before)

@@ -62,7 +62,7 @@ def drive(handle: SessionHandle, events: Iterator[RunEvent] | None, *, emit: Emi
                 return Outcome(end, None, failed)
         if request is None:
             return Outcome(end, None, failed)
-        answer = ask(request)
+        answer = handle.logged_answer(request) or ask(request)  # decided: never asked twice
         if answer is None:
             return Outcome(end, request, failed)
         events = handle.answer(request, answer)

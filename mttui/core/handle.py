@@ -51,6 +51,7 @@ class ApprovalAnswer:
     decisions: dict[str, str]
     reason: str | None = None
     remember: tuple[str, ...] = ()
+    recorded: bool = False  # already in the log (a decision made before a crash)
 
     @classmethod
     def for_all(cls, request: ApprovalRequested, approve: bool, reason: str | None = None
@@ -62,11 +63,14 @@ class ApprovalAnswer:
 
 @dataclass(frozen=True)
 class Resumed:
-    """What the resume did: its mode, warnings (JSON) and the approval asked again."""
+    """What the resume did: its mode, warnings (JSON) and the approval asked again;
+    ``decided``: instead, an approval answered before the process stopped, whose
+    answer (in the log) is applied when it is driven, never asked again."""
 
     mode: str
     warnings: list[dict[str, object]]
     pending: ApprovalRequested | None
+    decided: ApprovalRequested | None = None
 
 
 class SessionHandle:
@@ -81,6 +85,7 @@ class SessionHandle:
                               checkpoints_path=service.checkpoints_path())
         self._pending: PendingInputs | None = None
         self._resumed: Resumed | None = Resumed("execution", [], None) if fresh else None
+        self._logged: dict[str, ApprovalAnswer] = {}  # answers found in the log on resume
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -147,8 +152,19 @@ class SessionHandle:
 
             outcome = resume_session(self.runner)
             self.pending.settle()
-            self._resumed = Resumed(outcome.mode, list(outcome.warnings), outcome.pending)
+            request, decided = outcome.pending, outcome.decided
+            if request is not None and decided is not None:
+                self._logged[request.request_id] = ApprovalAnswer(
+                    dict(decided["decisions"]), decided.get("reason"), recorded=True)
+                self._resumed = Resumed(outcome.mode, list(outcome.warnings), None, request)
+            else:
+                self._resumed = Resumed(outcome.mode, list(outcome.warnings), request)
         return self._resumed
+
+    def logged_answer(self, request: ApprovalRequested) -> ApprovalAnswer | None:
+        """The answer to ``request`` the log already holds (given once), else ``None``:
+        a decided approval is applied, never asked twice (resume.md)."""
+        return self._logged.pop(request.request_id, None)
 
     def run(self, text: str) -> Iterator[RunEvent]:
         """One user turn (raises ``ApprovalPendingError`` while an approval waits)."""
@@ -157,7 +173,8 @@ class SessionHandle:
     def answer(self, request: ApprovalRequested, answer: ApprovalAnswer) -> Iterator[RunEvent]:
         """Answer ``request`` and continue the run it belongs to."""
         return self.runner.answer_approval(request.request_id, answer.decisions,
-                                           reason=answer.reason, remember=list(answer.remember))
+                                           reason=answer.reason, remember=list(answer.remember),
+                                           recorded=answer.recorded)
 
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Compress the history the model sees now (``Compressed`` or a ``Notice``)."""

@@ -222,8 +222,11 @@ class Runner:
         decisions: dict[str, str],
         reason: str | None = None,
         remember: list[str] | None = None,
+        *,
+        recorded: bool = False,
     ) -> Iterator[RunEvent]:
-        """Answer the pending approval (same ``request_id``) and continue the run."""
+        """Answer the pending approval (same ``request_id``) and continue the run.
+        ``recorded``: the decision is in the log already (found there on resume)."""
         self._begin()
         self.prepare()
         from langgraph.types import Command
@@ -241,7 +244,8 @@ class Runner:
             fields["reason"] = reason
         if remember:
             fields["remember"] = remember
-        self.writer.append("approval_decision", **fields)
+        if not recorded:
+            self.writer.append("approval_decision", **fields)
         self.remembered.update(remember)
         decided = ApprovalDecided(request_id, full, reason, remember)
         answer = {"request_id": request_id, "decisions": full, "reason": reason}

@@ -55,6 +55,8 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
     """
     values = dict(getattr(state, "values", None) or {})
     plan.checked = "checkpoint"
+    if not values and not facts.message_count:
+        return plan.finish()  # stopped before its first message: nothing to restore
     if not values:
         to_transcript_mode(plan, facts, {"code": "checkpoint_not_found",
                                          "message": f"no checkpoint for thread {facts.thread_id}"})
@@ -78,22 +80,43 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
         awaiting |= {e.get("call_id") for e in values.get("pending_tool_calls") or []
                      if isinstance(e, dict)}
     logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
+    restored = [] if pending is not None else log_after(facts, messages)
+    plan.restored_messages = [str(m.get("id")) for m in restored]
+    answered = {m.get("tool_call_id") for m in restored if m.get("role") == "tool"}
     calls = [c["id"] for c in open_tool_calls(messages) if c["id"] not in awaiting]
+    calls += [str(c.get("id")) for m in restored for c in m.get("tool_calls") or []
+              if c.get("id") not in answered]
     plan.interrupted_tool_calls = list(facts.interrupted)
     plan.recovered_tool_calls = [c for c in calls
                                  if c in logged and c not in facts.interrupted]
     plan.dangling_tool_calls = [c for c in calls
                                 if c not in logged and c not in facts.interrupted]
     warn_tools(plan)
-    plan.messages_in_view = len(messages)
+    plan.messages_in_view = len(messages) + len(restored)
     plan.compression_used = bool(messages) and is_summary(messages[0])
     if pending is not None:
         rid = str(pending["request_id"])
         plan.pending_approval = {"request_id": rid, "tool_calls": pending.get("tool_calls") or []}
-        note = (" (it was answered before the process stopped, but the answer never took "
-                "effect)") if rid in facts.decided else ""
-        plan.warn("approval_pending", "an approval will be asked again" + note, ids=[rid])
+        if rid in facts.decided:  # answered before the process stopped: applied, not asked
+            plan.decided_approval = rid
+        else:
+            plan.warn("approval_pending", "an approval will be asked again", ids=[rid])
     return plan.finish()
+
+
+def log_after(facts: LogFacts, messages: list[Any]) -> list[dict[str, Any]]:
+    """The log's messages (in the model's view) after the last one the checkpoint has,
+    that the checkpoint lacks: what a crash between the log and the checkpoint left out
+    of the thread (the log is the truth for what was said). A tool result of a call
+    the thread has is left out (an open one is closed with it as a recovered call)."""
+    ckpt = {str(getattr(m, "id", "")) for m in messages if not is_summary(m)}
+    view = [m for m in facts.view if in_model_view(m)]
+    last = max((i for i, m in enumerate(view) if str(m.get("id")) in ckpt), default=-1)
+    if last < 0 and len(ckpt) > 0:
+        return []  # the thread shares no message with the log: nothing to line up with
+    has = {c["id"] for m in messages for c in getattr(m, "tool_calls", None) or []}
+    return [m for m in view[last + 1:] if str(m.get("id")) not in ckpt
+            and not (m.get("role") == "tool" and m.get("tool_call_id") in has)]
 
 
 def _compare(plan: ResumePlan, facts: LogFacts, messages: list[Any]) -> None:
@@ -145,6 +168,9 @@ def refine_from_checkpoint(
     """:func:`refine` with the state read from the project's checkpoint database: by the
     light reader when it recognises everything (no LangGraph import), else by the graph.
     ``peek=False`` always asks the graph."""
+    if not facts.message_count:
+        plan.checked = "checkpoint"
+        return plan.finish()  # stopped before its first message: nothing to restore
     db = layout.checkpoints_path(facts.project_hash)
     state: Any = peek_state(db, facts.thread_id or "") if peek else None
     if state is None:

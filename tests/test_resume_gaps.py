@@ -258,3 +258,49 @@ def test_a_decided_approval_is_applied_not_asked_again(
     after = recheck(home, project, sid)
     assert (after["mode"], codes(after)) == ("execution", []), after
     index_equals_rebuild(home, tmp_path)
+
+
+async def test_the_tui_applies_a_decided_approval_without_asking(
+    home: Path, project: Path
+) -> None:
+    """Item 14 in the TUI: the log holds the decision (the process died before the call
+    was dispatched); continuing the session runs the call without showing the approval
+    again, then the new message."""
+    from test_tui_run import send, wait_for
+    from test_tui_support import SIZE, make_app, settings
+
+    from mttui.graph import events as ev
+    from mttui.graph.runner import Runner
+    from mttui.screens.approval import ApprovalScreen
+    from mttui.screens.chat import ChatScreen
+    from mttui.session.service import SessionService
+    from mttui.widgets.history import HistoryView
+
+    service = SessionService(home, project)
+    writer = service.create_session(provider="offline", model="offline", title="Decided")
+    runner = Runner.for_service(service, writer, settings())
+    run_events = list(runner.run("!echo decided-run > decided.txt"))
+    asked = next(e for e in run_events if isinstance(e, ev.ApprovalRequested))
+    # what a SIGKILL right after the decision leaves: the record, nothing else
+    writer.append("approval_decision", request_id=asked.request_id,
+                  decisions={c["call_id"]: "approve" for c in asked.tool_calls})  # fmt: skip
+    runner.close()
+    writer.close()
+    app = make_app(service, open_session=writer.session_id)
+    shown: list[object] = []
+    async with app.run_test(size=SIZE) as pilot:
+        def idle() -> bool:
+            shown.append(app.screen)
+            return isinstance(app.screen, ChatScreen) and app.screen.state == "idle"
+
+        await wait_for(pilot, idle)
+        await send(pilot, "go on")
+        await wait_for(pilot, lambda: idle() and (project / "decided.txt").exists()
+                       and app.screen.query_one(HistoryView).find(
+                           lambda it: it.kind == "user" and it.text == "go on") is not None)
+        tool = app.screen.query_one(HistoryView).find(lambda it: it.kind == "tool")
+        assert tool is not None and tool.status == "success"
+    assert not [s for s in shown if isinstance(s, ApprovalScreen)]
+    records = service.records(writer.session_id)[0]
+    assert sum(r["type"] == "approval_decision" for r in records) == 1
+    assert sum(r["type"] == "tool_dispatch" for r in records) == 1

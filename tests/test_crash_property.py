@@ -90,7 +90,7 @@ def _rounds(kills: int, seed: int, home: Path, project: Path, fake: FakeOpenAI,
 def test_random_kills_in_a_tool_loop(
     home: Path, project: Path, fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:
-    _rounds(4, 11, home, project, fake_openai, tmp_path)
+    _rounds(4, 19, home, project, fake_openai, tmp_path)
 
 
 @pytest.mark.slow

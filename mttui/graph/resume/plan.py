@@ -82,6 +82,10 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
     logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
     restored = [] if pending is not None else log_after(facts, messages)
     plan.restored_messages = [str(m.get("id")) for m in restored]
+    for w in plan.warnings:
+        if w.code == "history_length_mismatch" and restored:
+            w.message += (f"; the {len(restored)} message(s) the log has after the "
+                          "checkpoint's last one are added to the thread")
     answered = {m.get("tool_call_id") for m in restored if m.get("role") == "tool"}
     calls = [c["id"] for c in open_tool_calls(messages) if c["id"] not in awaiting]
     calls += [str(c.get("id")) for m in restored for c in m.get("tool_calls") or []

@@ -91,14 +91,13 @@ def close_open_calls(
     return [c["id"] for c in calls]
 
 
-def pair_up(messages: list[Any], keep_open: Iterable[str] = ()) -> tuple[list[Any], bool]:
+def pair_up(messages: list[Any], keep_open: Iterable[str] = ()) -> list[Any]:
     """``messages`` in the order the model accepts: each assistant tool call followed
     by exactly one result, right after its assistant message. A result that answers
     no call (or a call already answered) is dropped; a call without a result gets
     its call dict as a slot in the list, for the caller to fill with a closing
-    message. Calls in ``keep_open`` (awaiting an approval) stay open. Returns the
-    list and whether it differs from ``messages``. Duck-typed like
-    :func:`open_tool_calls`."""
+    message. Calls in ``keep_open`` (awaiting an approval) stay open. Duck-typed
+    like :func:`open_tool_calls`."""
     results: dict[str, Any] = {}
     for m in messages:
         if getattr(m, "type", "") == "tool":
@@ -119,7 +118,4 @@ def pair_up(messages: list[Any], keep_open: Iterable[str] = ()) -> tuple[list[An
                 out.append(results[cid])
             elif cid not in waiting:
                 out.append(call)
-    same = [getattr(m, "id", None) for m in messages] == [
-        getattr(m, "id", None) if not isinstance(m, dict) else None for m in out
-    ]
-    return out, not same
+    return out

@@ -69,7 +69,7 @@ def mend_thread(runner: Runner, facts: LogFacts, events: list[RunEvent], run_id:
     graph, config = runner.graph, runner.config
     messages = list(graph.get_state(config).values.get("messages", []))
     restored = [from_record(m) for m in log_after(facts, messages)]
-    desired, _ = pair_up(messages + restored)
+    desired = pair_up(messages + restored)
     logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
     closed: set[str] = set()
     for i, slot in enumerate(desired):

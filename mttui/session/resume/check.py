@@ -129,6 +129,9 @@ class ResumePlan:
             lines.append(f"  refused: {self.refusal['code']}: {self.refusal['message']}")
         for w in self.warnings:
             lines.append(f"  warning {w.code}: {w.message}")
+        if self.restored_messages:
+            lines.append(f"  {len(self.restored_messages)} message(s) of the log are added "
+                         "back to the thread")
         if self.decided_approval:
             lines.append(f"  approval {self.decided_approval} was decided before the process "
                          "stopped: the decision is applied, not asked again")

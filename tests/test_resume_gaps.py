@@ -304,3 +304,56 @@ async def test_the_tui_applies_a_decided_approval_without_asking(
     records = service.records(writer.session_id)[0]
     assert sum(r["type"] == "approval_decision" for r in records) == 1
     assert sum(r["type"] == "tool_dispatch" for r in records) == 1
+
+
+APPROVAL_TURN_POINTS = 18  # session_resumed, approval_decision, run_start, … , run_end
+
+
+@pytest.fixture(scope="module")
+def waiting(tmp_path_factory: pytest.TempPathFactory, server: FakeOpenAI
+            ) -> tuple[Path, Path, str]:
+    """A data home whose session waits for the approval of a shell call."""
+    root = tmp_path_factory.mktemp("waiting")
+    (root / "project").mkdir()
+    server.script.clear()
+    server.add(tools([("call_w", "shell", {"command": LINE})]))
+    code, out, err = run(root / "home", root / "project", server.url, "add a line")
+    assert code == 3, err
+    return root / "home", root / "project", str(events(out)[0]["session_id"])
+
+
+@pytest.mark.parametrize("point", range(1, APPROVAL_TURN_POINTS + 1))
+def test_kill_at_every_boundary_of_an_approved_run(
+    point: int, waiting: tuple[Path, Path, str], server: FakeOpenAI, tmp_path: Path
+) -> None:
+    """The run that an approval continues, killed at each of its durable writes: once
+    the decision is in the log it is never asked again; the call runs at most once."""
+    src, project, sid = waiting
+    home = tmp_path / "home"
+    shutil.copytree(src, home)
+    (project / "lines.txt").unlink(missing_ok=True)
+    server.script.clear()
+    server.add(text("the line is there"))
+    code, _, err = run(home, project, server.url, "--resume", sid, "--approve", "all",
+                       MTTUI_CRASH_AT=str(point))  # fmt: skip
+    assert code == -9, f"no write {point} in the run: {err}"
+    crashed = log_records(_log(home, sid))
+    decided = any(r["type"] == "approval_decision" for r in crashed)
+    started = any(r["type"] == "tool_dispatch" for r in crashed)  # may have run: not again
+    server.script.clear()
+    server.add(text("the line is there"), text("three"))
+    code, out, err = run(home, project, server.url, "--session", sid, "--approve", "none",
+                         "third words")  # fmt: skip
+    assert code == 0, err
+    asked = [e for e in events(out) if e["event"] == "approval_request"]
+    assert not (decided and asked), (point, asked)
+    records = log_records(_log(home, sid))
+    assert _lines(project) <= _dispatches(records) <= 1
+    if decided and not started:
+        assert _lines(project) == 1, point  # approved, never started: the run went on
+    sent = request_user_texts(server.requests[-1])
+    assert "add a line" in sent and "third words" in sent
+    assert_every_call_answered(server.requests[-1])
+    after = recheck(home, project, sid)
+    assert (after["mode"], codes(after)) == ("execution", []), after
+    index_equals_rebuild(home, tmp_path)

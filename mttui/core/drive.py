@@ -97,7 +97,8 @@ def answer_waiting(handle: SessionHandle, *, emit: Emit, ask: Approver) -> Outco
     handle.resume()
     waiting = handle.waiting_approval()
     if waiting is None:
-        return Outcome()
+        decided = handle.continuation()  # a decided run never finished goes on
+        return Outcome() if decided is None else drive(handle, decided, emit=emit, ask=ask)
     return drive(handle, None, emit=emit, ask=ask, pending=waiting)
 
 

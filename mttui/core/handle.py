@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from mttui.graph.events import ApprovalRequested, RunEvent
+from mttui.graph.events import ApprovalRequested, Notice, RunEnded, RunEvent
 from mttui.session.records import title_from_text
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
@@ -71,6 +71,7 @@ class Resumed:
     warnings: list[dict[str, object]]
     pending: ApprovalRequested | None
     decided: ApprovalRequested | None = None
+    continues: bool = False  # decided calls never started: the run goes on (run first)
 
 
 class SessionHandle:
@@ -86,6 +87,7 @@ class SessionHandle:
         self._pending: PendingInputs | None = None
         self._resumed: Resumed | None = Resumed("execution", [], None) if fresh else None
         self._logged: dict[str, ApprovalAnswer] = {}  # answers found in the log on resume
+        self._continues = False  # a run the resume found decided but unfinished
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -153,13 +155,23 @@ class SessionHandle:
             outcome = resume_session(self.runner)
             self.pending.settle()
             request, decided = outcome.pending, outcome.decided
+            self._continues = outcome.continues
             if request is not None and decided is not None:
                 self._logged[request.request_id] = ApprovalAnswer(
                     dict(decided["decisions"]), decided.get("reason"), recorded=True)
                 self._resumed = Resumed(outcome.mode, list(outcome.warnings), None, request)
             else:
-                self._resumed = Resumed(outcome.mode, list(outcome.warnings), request)
+                self._resumed = Resumed(outcome.mode, list(outcome.warnings), request,
+                                        continues=outcome.continues)
         return self._resumed
+
+    def continuation(self) -> Iterator[RunEvent] | None:
+        """The run the resume found decided but never dispatched (given once): it goes
+        on from the checkpoint with that decision. ``None`` when there is none."""
+        if not self._continues:
+            return None
+        self._continues = False
+        return self.runner.continue_run()
 
     def logged_answer(self, request: ApprovalRequested) -> ApprovalAnswer | None:
         """The answer to ``request`` the log already holds (given once), else ``None``:
@@ -167,8 +179,24 @@ class SessionHandle:
         return self._logged.pop(request.request_id, None)
 
     def run(self, text: str) -> Iterator[RunEvent]:
-        """One user turn (raises ``ApprovalPendingError`` while an approval waits)."""
-        return self.runner.run(text)
+        """One user turn (raises ``ApprovalPendingError`` while an approval waits); a
+        decided run the resume found unfinished goes on first."""
+        first = self.continuation()
+        if first is None:
+            return self.runner.run(text)
+        return self._after(first, text)
+
+    def _after(self, first: Iterator[RunEvent], text: str) -> Iterator[RunEvent]:
+        end: RunEnded | None = None
+        for event in first:
+            end = event if isinstance(event, RunEnded) else end
+            yield event
+        if end is None or end.status != "completed":  # it waits, or stopped: text queued
+            item = self.pending.add(text)
+            yield Notice("warning", f"the message was queued ({item.id}): the run before it "
+                                    f"ended {end.status if end else 'early'}")
+            return
+        yield from self.runner.run(text)
 
     def answer(self, request: ApprovalRequested, answer: ApprovalAnswer) -> Iterator[RunEvent]:
         """Answer ``request`` and continue the run it belongs to."""

@@ -256,6 +256,17 @@ class Runner:
         ]
         yield from self._drive(resume, run_id, head, [decided], before_start=True)
 
+    def continue_run(self) -> Iterator[RunEvent]:
+        """Go on from the checkpoint without new input: the run of an approval decided
+        before the process stopped, whose approved calls were never dispatched (the
+        resume plans it; see ``resume.md``)."""
+        self._begin()
+        self.prepare()
+        run_id = str(self.graph.get_state(self.config).values.get("run_id") or new_id("run"))
+        head: list[tuple[str, dict[str, Any]]] = [("run_start", {"run_id": run_id,
+                                                                 "continues": True})]
+        yield from self._drive(None, run_id, head, [])
+
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Manual compression (``/compact``): yields ``Compressed``, or a ``Notice`` when
         there is nothing to compress. Raises :class:`RunnerError` when the summary fails

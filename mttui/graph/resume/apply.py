@@ -56,6 +56,7 @@ class ResumeOutcome:
     # the pending approval's answer found in the log (applied, never asked again):
     # {"decisions": {call_id: approve|deny}, "reason": str | None}
     decided: dict[str, Any] | None = None
+    continues: bool = False  # decided calls never dispatched: the run goes on with them
 
     @property
     def mode(self) -> str:
@@ -132,6 +133,9 @@ def _apply_execution(runner: Runner, plan: ResumePlan, facts: LogFacts,
                      out: ResumeOutcome) -> None:
     graph, config = runner.graph, runner.config
     request = plan.pending_approval
+    if plan.continued_calls:  # the thread's next step runs them: left as it is
+        out.continues = True
+        return
     if request is None:
         commit_pending_writes(graph, config)
     state = graph.get_state(config)

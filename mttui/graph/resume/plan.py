@@ -80,6 +80,8 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
         awaiting |= {e.get("call_id") for e in values.get("pending_tool_calls") or []
                      if isinstance(e, dict)}
     logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
+    plan.continued_calls = [] if pending is not None else _decided_calls(state, facts, logged)
+    awaiting |= set(plan.continued_calls)
     restored = [] if pending is not None else log_after(facts, messages)
     plan.restored_messages = [str(m.get("id")) for m in restored]
     for w in plan.warnings:
@@ -106,6 +108,24 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
         else:
             plan.warn("approval_pending", "an approval will be asked again", ids=[rid])
     return plan.finish()
+
+
+def _decided_calls(state: Any, facts: LogFacts, logged: dict[Any, Any]) -> list[str]:
+    """The calls of a step that an answered approval let through, when the process
+    stopped before any of them was dispatched (the thread's next step runs them): the
+    run goes on with that decision instead of closing them. Empty otherwise."""
+    values = dict(getattr(state, "values", None) or {})
+    entries = [e for e in values.get("pending_tool_calls") or [] if isinstance(e, dict)]
+    # next: tool_execution, or nothing yet when the answering step's writes are pending
+    if tuple(getattr(state, "next", None) or ()) not in ((), ("tool_execution",)) \
+            or not entries:
+        return []
+    ids = [str(e.get("call_id")) for e in entries]
+    started = set(facts.interrupted) | {str(k) for k in logged}
+    if any(i in started for i in ids) or not any(e.get("status") == "approved"
+                                                for e in entries):
+        return []
+    return ids
 
 
 def log_after(facts: LogFacts, messages: list[Any]) -> list[dict[str, Any]]:

@@ -83,6 +83,8 @@ class ResumePlan:
     # log messages after the checkpoint's last one that the thread lacks (added back)
     restored_messages: list[str] = field(default_factory=list)
     decided_approval: str | None = None  # an approval whose logged decision is applied
+    # calls an answered approval let through, never dispatched: the run goes on with them
+    continued_calls: list[str] = field(default_factory=list)
     messages_in_view: int = 0
     compression_used: bool = False
     locked_by: int | None = None
@@ -117,6 +119,7 @@ class ResumePlan:
             "recovered_tool_calls": self.recovered_tool_calls,
             "restored_messages": self.restored_messages,
             "decided_approval": self.decided_approval,
+            "continued_calls": self.continued_calls,
             "locked_by": self.locked_by,
             "unlocked_mode": self.unlocked_mode,
             "checked": self.checked,
@@ -132,6 +135,9 @@ class ResumePlan:
         if self.restored_messages:
             lines.append(f"  {len(self.restored_messages)} message(s) of the log are added "
                          "back to the thread")
+        if self.continued_calls:
+            lines.append(f"  {len(self.continued_calls)} decided tool call(s) never started: "
+                         "the run goes on with them (not asked again)")
         if self.decided_approval:
             lines.append(f"  approval {self.decided_approval} was decided before the process "
                          "stopped: the decision is applied, not asked again")

@@ -154,6 +154,7 @@ def test_a_prompt_never_vanishes(
     src, project, sid = base
     home = tmp_path / "home"
     shutil.copytree(src, home)
+    (project / "lines.txt").unlink(missing_ok=True)
     server.script.clear()
     code, _, err = run(home, project, server.url, "--session", sid, "second words",
                        MTTUI_FAULT=fault)  # fmt: skip

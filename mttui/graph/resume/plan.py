@@ -111,7 +111,7 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
 
 
 def _decided_calls(state: Any, facts: LogFacts, logged: dict[Any, Any]) -> list[str]:
-    """The calls of a step that an answered approval let through, when the process
+    """The calls of a step that an approval answered in the log let through, when the process
     stopped before any of them was dispatched (the thread's next step runs them): the
     run goes on with that decision instead of closing them. Empty otherwise."""
     values = dict(getattr(state, "values", None) or {})
@@ -125,7 +125,7 @@ def _decided_calls(state: Any, facts: LogFacts, logged: dict[Any, Any]) -> list[
     if any(i in started for i in ids) or not any(e.get("status") == "approved"
                                                 for e in entries):
         return []
-    return ids
+    return ids if facts.decided_calls.intersection(ids) else []  # answered by the user
 
 
 def log_after(facts: LogFacts, messages: list[Any]) -> list[dict[str, Any]]:

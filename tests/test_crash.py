@@ -55,7 +55,10 @@ def test_kill_9_then_resume(
     evs = w.run("--resume", sid, "--approve", "all", "what happened?")
     resumed = next(e for e in evs if e["event"] == "resumed")
     assert (resumed["mode"], [x["code"] for x in resumed["warnings"]]) == ("execution", expected)
-    if "approval" in point:
+    if point == "after_approval_decision":
+        assert not [e for e in evs if e["event"] == "approval_request"]
+        assert plan["decided_approval"] == plan["pending_approval"]["request_id"]
+    elif "approval" in point:
         again = next(e for e in evs if e["event"] == "approval_request")
         assert again["request_id"] == plan["pending_approval"]["request_id"]
     assert w.runs() == executions and (ran_before == 0 or executions == ran_before)

@@ -62,7 +62,7 @@ def drive(handle: SessionHandle, events: Iterator[RunEvent] | None, *, emit: Emi
                 return Outcome(end, None, failed)
         if request is None:
             return Outcome(end, None, failed)
-        answer = ask(request)
+        answer = handle.logged_answer(request) or ask(request)  # decided: never asked twice
         if answer is None:
             return Outcome(end, request, failed)
         events = handle.answer(request, answer)
@@ -97,7 +97,8 @@ def answer_waiting(handle: SessionHandle, *, emit: Emit, ask: Approver) -> Outco
     handle.resume()
     waiting = handle.waiting_approval()
     if waiting is None:
-        return Outcome()
+        decided = handle.continuation()  # a decided run never finished goes on
+        return Outcome() if decided is None else drive(handle, decided, emit=emit, ask=ask)
     return drive(handle, None, emit=emit, ask=ask, pending=waiting)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from mttui.graph.events import ApprovalRequested, RunEvent
+from mttui.graph.events import ApprovalRequested, Notice, RunEnded, RunEvent
 from mttui.session.records import title_from_text
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
@@ -51,6 +51,7 @@ class ApprovalAnswer:
     decisions: dict[str, str]
     reason: str | None = None
     remember: tuple[str, ...] = ()
+    recorded: bool = False  # already in the log (a decision made before a crash)
 
     @classmethod
     def for_all(cls, request: ApprovalRequested, approve: bool, reason: str | None = None
@@ -62,11 +63,15 @@ class ApprovalAnswer:
 
 @dataclass(frozen=True)
 class Resumed:
-    """What the resume did: its mode, warnings (JSON) and the approval asked again."""
+    """What the resume did: its mode, warnings (JSON) and the approval asked again;
+    ``decided``: instead, an approval answered before the process stopped, whose
+    answer (in the log) is applied when it is driven, never asked again."""
 
     mode: str
     warnings: list[dict[str, object]]
     pending: ApprovalRequested | None
+    decided: ApprovalRequested | None = None
+    continues: bool = False  # decided calls never started: the run goes on (run first)
 
 
 class SessionHandle:
@@ -81,6 +86,8 @@ class SessionHandle:
                               checkpoints_path=service.checkpoints_path())
         self._pending: PendingInputs | None = None
         self._resumed: Resumed | None = Resumed("execution", [], None) if fresh else None
+        self._logged: dict[str, ApprovalAnswer] = {}  # answers found in the log on resume
+        self._continues = False  # a run the resume found decided but unfinished
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -147,19 +154,57 @@ class SessionHandle:
 
             outcome = resume_session(self.runner)
             self.pending.settle()
-            self._resumed = Resumed(outcome.mode, list(outcome.warnings), outcome.pending)
+            request, decided = outcome.pending, outcome.decided
+            self._continues = outcome.continues
+            if request is not None and decided is not None:
+                self._logged[request.request_id] = ApprovalAnswer(
+                    dict(decided["decisions"]), decided.get("reason"), recorded=True)
+                self._resumed = Resumed(outcome.mode, list(outcome.warnings), None, request)
+            else:
+                self._resumed = Resumed(outcome.mode, list(outcome.warnings), request,
+                                        continues=outcome.continues)
         return self._resumed
 
+    def continuation(self) -> Iterator[RunEvent] | None:
+        """The run the resume found decided but never dispatched (given once): it goes
+        on from the checkpoint with that decision. ``None`` when there is none."""
+        if not self._continues:
+            return None
+        self._continues = False
+        return self.runner.continue_run()
+
+    def logged_answer(self, request: ApprovalRequested) -> ApprovalAnswer | None:
+        """The answer to ``request`` the log already holds (given once), else ``None``:
+        a decided approval is applied, never asked twice (resume.md)."""
+        return self._logged.pop(request.request_id, None)
+
     def run(self, text: str) -> Iterator[RunEvent]:
-        """One user turn (raises ``ApprovalPendingError`` while an approval waits)."""
+        """One user turn (raises ``ApprovalPendingError`` while an approval waits); a
+        decided run the resume found unfinished goes on first."""
         if self._pending is not None:
-            self._pending.next_turn()
-        return self.runner.run(text)
+            self._pending.next_turn()  # the user's own message ends a stop's hold on new items
+        first = self.continuation()
+        if first is None:
+            return self.runner.run(text)
+        return self._after(first, text)
+
+    def _after(self, first: Iterator[RunEvent], text: str) -> Iterator[RunEvent]:
+        end: RunEnded | None = None
+        for event in first:
+            end = event if isinstance(event, RunEnded) else end
+            yield event
+        if end is None or end.status != "completed":  # it waits, or stopped: text queued
+            item = self.pending.add(text)
+            yield Notice("warning", f"the message was queued ({item.id}): the run before it "
+                                    f"ended {end.status if end else 'early'}")
+            return
+        yield from self.runner.run(text)
 
     def answer(self, request: ApprovalRequested, answer: ApprovalAnswer) -> Iterator[RunEvent]:
         """Answer ``request`` and continue the run it belongs to."""
         return self.runner.answer_approval(request.request_id, answer.decisions,
-                                           reason=answer.reason, remember=list(answer.remember))
+                                           reason=answer.reason, remember=list(answer.remember),
+                                           recorded=answer.recorded)
 
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Compress the history the model sees now (``Compressed`` or a ``Notice``)."""

@@ -89,3 +89,33 @@ def close_open_calls(
         as_node="observation",
     )
     return [c["id"] for c in calls]
+
+
+def pair_up(messages: list[Any], keep_open: Iterable[str] = ()) -> list[Any]:
+    """``messages`` in the order the model accepts: each assistant tool call followed
+    by exactly one result, right after its assistant message. A result that answers
+    no call (or a call already answered) is dropped; a call without a result gets
+    its call dict as a slot in the list, for the caller to fill with a closing
+    message. Calls in ``keep_open`` (awaiting an approval) stay open. Duck-typed
+    like :func:`open_tool_calls`."""
+    results: dict[str, Any] = {}
+    for m in messages:
+        if getattr(m, "type", "") == "tool":
+            results.setdefault(m.tool_call_id, m)
+    waiting = set(keep_open)
+    out: list[Any] = []
+    seen: set[str] = set()
+    for m in messages:
+        if getattr(m, "type", "") == "tool":
+            continue  # placed right after its call below
+        out.append(m)
+        for call in getattr(m, "tool_calls", None) or []:
+            cid = call["id"]
+            if cid in seen:
+                continue
+            seen.add(cid)
+            if cid in results:
+                out.append(results[cid])
+            elif cid not in waiting:
+                out.append(call)
+    return out

@@ -222,8 +222,11 @@ class Runner:
         decisions: dict[str, str],
         reason: str | None = None,
         remember: list[str] | None = None,
+        *,
+        recorded: bool = False,
     ) -> Iterator[RunEvent]:
-        """Answer the pending approval (same ``request_id``) and continue the run."""
+        """Answer the pending approval (same ``request_id``) and continue the run.
+        ``recorded``: the decision is in the log already (found there on resume)."""
         self._begin()
         self.prepare()
         from langgraph.types import Command
@@ -241,7 +244,8 @@ class Runner:
             fields["reason"] = reason
         if remember:
             fields["remember"] = remember
-        self.writer.append("approval_decision", **fields)
+        if not recorded:
+            self.writer.append("approval_decision", **fields)
         self.remembered.update(remember)
         decided = ApprovalDecided(request_id, full, reason, remember)
         answer = {"request_id": request_id, "decisions": full, "reason": reason}
@@ -260,6 +264,17 @@ class Runner:
             self.writer.append("grant_revoked", tools=gone)
             self.remembered.difference_update(gone)
         return gone
+
+    def continue_run(self) -> Iterator[RunEvent]:
+        """Go on from the checkpoint without new input: the run of an approval decided
+        before the process stopped, whose approved calls were never dispatched (the
+        resume plans it; see ``resume.md``)."""
+        self._begin()
+        self.prepare()
+        run_id = str(self.graph.get_state(self.config).values.get("run_id") or new_id("run"))
+        head: list[tuple[str, dict[str, Any]]] = [("run_start", {"run_id": run_id,
+                                                                 "continues": True})]
+        yield from self._drive(None, run_id, head, [])
 
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Manual compression (``/compact``): yields ``Compressed``, or a ``Notice`` when

@@ -34,5 +34,5 @@ class Node(Protocol):
 
 if TYPE_CHECKING:
     AgentGraph: TypeAlias = CompiledStateGraph[AgentState, None, AgentState, AgentState]
-    # a new turn, or the answer that resumes an interrupt
-    GraphInput: TypeAlias = AgentState | Command[str]
+    # a new turn, the answer that resumes an interrupt, or None: go on from the checkpoint
+    GraphInput: TypeAlias = AgentState | Command[str] | None

@@ -214,7 +214,7 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
             marks[-1].data = {**marks[-1].data, "warnings": resumed.warnings}
         self.post_message(Resumed(markers, resumed.mode, bool(resumed.warnings)))
         self.post_lane()
-        return resumed.pending
+        return resumed.pending or resumed.decided  # a decided one is applied, not asked
 
     # -- sending and running -----------------------------------------------------------
     @on(PromptArea.Submitted)

@@ -10,8 +10,9 @@ fixes permissions and rebuilds the index from the logs.
 Each session's resume verdict comes from the log-only plan (resume.md; no
 LangGraph): a session that ran turns but whose execution state is gone is
 reported with the refusal code (``checkpoint_not_found``, ``missing_thread_id``:
-only its transcript can be resumed), a session without messages as
-``session_empty``. Plain execution resumes and sessions that never ran are fine.
+only its transcript can be resumed), a log without a readable ``session_start`` as
+``session_empty``. Plain execution resumes and sessions that never ran (stopped
+before their first message: they simply continue) are fine.
 """
 
 from __future__ import annotations

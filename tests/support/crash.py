@@ -114,7 +114,7 @@ POINTS = {
     "after_tool_outcome": (_after_outcome, ["dangling_tool_call_closed"], 1),
     "while_an_answer_streams": (_while_streaming, [], 0),
     "while_waiting_for_approval": (_awaiting_approval, ["approval_pending"], 1),
-    "after_approval_decision": (_after_decision, ["approval_pending"], 1),
+    "after_approval_decision": (_after_decision, [], 1),  # applied, never asked again
 }
 
 

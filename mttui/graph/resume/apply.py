@@ -5,6 +5,7 @@ Usage (the runner holds the session's write lock)::
     outcome = resume_session(runner)     # plan, then apply; raises ResumeRefused
     outcome.mode, outcome.warnings       # what to show (warnings as JSON dicts)
     outcome.pending                      # an approval to ask again (same request_id)
+    outcome.decided                      # …or its answer, already in the log: applied
 
 Only this step writes. The log is written first, the checkpoint second, so that
 a crash in between is finished by the next resume without duplicating anything
@@ -27,8 +28,9 @@ from mttui.session.writer import SessionWriter
 
 from ..compression.summary import SUMMARY_HEADER
 from ..events import ApprovalRequested, RunEvent
-from ..messages import from_record, new_message_id, to_record
-from ..repair import CANCELLED_TEXT, INTERRUPTED_TEXT, open_tool_calls
+from ..messages import from_record
+from ..repair import open_tool_calls
+from .mend import close_call, commit_pending_writes, mend_thread
 from .plan import refine, unreadable
 
 if TYPE_CHECKING:
@@ -51,6 +53,10 @@ class ResumeOutcome:
     wrote: bool = False  # whether the apply step changed anything
     events: list[RunEvent] = field(default_factory=list)  # MessageAdded/ToolFinished of closings
     pending: ApprovalRequested | None = None
+    # the pending approval's answer found in the log (applied, never asked again):
+    # {"decisions": {call_id: approve|deny}, "reason": str | None}
+    decided: dict[str, Any] | None = None
+    continues: bool = False  # decided calls never dispatched: the run goes on with them
 
     @property
     def mode(self) -> str:
@@ -103,24 +109,25 @@ def resume_session(runner: Runner) -> ResumeOutcome:
         out.wrote = True
     runner.invalidate()
     out.pending = runner.pending_approval() if plan.mode == "execution" else None
+    if out.pending is not None and plan.decided_approval == out.pending.request_id:
+        out.decided = logged_decision(runner.writer, out.pending.request_id)
     return out
+
+
+def logged_decision(writer: SessionWriter, request_id: str) -> dict[str, Any] | None:
+    """The last ``approval_decision`` of ``request_id`` in the log (read from its end)."""
+    for raw in reversed_lines(writer.path):
+        rec = parse_line(raw) if raw.strip() else None
+        if rec is not None and rec["type"] == "approval_decision" \
+                and rec.get("request_id") == request_id:
+            return {"decisions": dict(rec.get("decisions") or {}), "reason": rec.get("reason")}
+    return None
 
 
 def _closing(runner: Runner, out: ResumeOutcome, run_id: str, call: dict[str, Any],
              interrupted: bool) -> ToolMessage:
-    """Journal ``tool_outcome`` + the closing tool message; returns the message."""
-    from langchain_core.messages import ToolMessage
-
-    status = "interrupted" if interrupted else "cancelled"
-    msg = ToolMessage(content=INTERRUPTED_TEXT if interrupted else CANCELLED_TEXT,
-                      tool_call_id=call["id"], name=call.get("name") or "",
-                      id=new_message_id(), status="error")  # fmt: skip
-    entry = {"call_id": call["id"], "tool_name": call.get("name") or "",
-             "arguments": call.get("args") or {}}  # fmt: skip
-    record = to_record(msg, status="interrupted", tool_status=status)
-    runner.journal.outcome(out.events.append, run_id, entry, status, record)
     out.wrote = True
-    return msg
+    return close_call(runner, out.events, run_id, call, interrupted)
 
 
 def _calls_in(facts: LogFacts) -> dict[str, dict[str, Any]]:
@@ -130,11 +137,36 @@ def _calls_in(facts: LogFacts) -> dict[str, dict[str, Any]]:
 def _apply_execution(runner: Runner, plan: ResumePlan, facts: LogFacts,
                      out: ResumeOutcome) -> None:
     graph, config = runner.graph, runner.config
+    request = plan.pending_approval
+    if plan.continued_calls:  # the thread's next step runs them: left as it is
+        out.continues = True
+        return
+    if request is None:
+        commit_pending_writes(graph, config)
     state = graph.get_state(config)
     values = state.values
+    run_id = str(values.get("run_id") or facts.open_run or "")
+    if request is None:
+        if mend_thread(runner, facts, out.events, run_id, plan.interrupted_tool_calls,
+                       ended=bool(state.next)):
+            out.wrote = True
+    else:
+        _close_beside_approval(runner, plan, facts, out, run_id)
+    if request is not None and request["request_id"] not in facts.requests_seen:
+        # the interrupt was checkpointed but the process died before recording it
+        runner.approvals.record(runner.writer, request["request_id"], run_id,
+                                [dict(c) for c in request["tool_calls"]])
+        out.wrote = True
+
+
+def _close_beside_approval(runner: Runner, plan: ResumePlan, facts: LogFacts,
+                           out: ResumeOutcome, run_id: str) -> None:
+    """Close the open calls that do not wait for the pending approval (its interrupt
+    stays: it is asked again, or its logged decision applied)."""
+    graph, config = runner.graph, runner.config
+    values = graph.get_state(config).values
     open_calls = {c["id"]: c for c in open_tool_calls(list(values.get("messages", [])))}
     known = {**_calls_in(facts), **open_calls}
-    run_id = str(values.get("run_id") or facts.open_run or "")
     closing = []
     for cid in plan.interrupted_tool_calls + plan.dangling_tool_calls:
         call = known.get(cid) or {"id": cid, "name": facts.dispatch_names.get(cid, "")}
@@ -144,19 +176,7 @@ def _apply_execution(runner: Runner, plan: ResumePlan, facts: LogFacts,
     logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
     closing += [from_record(logged[cid]) for cid in plan.recovered_tool_calls]
     if closing:
-        graph.update_state(config, {"messages": closing, "pending_tool_calls": [],
-                                    "approval_requests": [], "needs_human_approval": False},
-                           as_node="tool_execution")  # fmt: skip
-    if closing or (state.next and plan.pending_approval is None):
-        # the unfinished chain ends here: the thread is at rest until the next input
-        graph.update_state(config, {"stop_reason": "stopped", "pending_tool_calls": []},
-                           as_node="observation")
-        out.wrote = True
-    request = plan.pending_approval
-    if request is not None and request["request_id"] not in facts.requests_seen:
-        # the interrupt was checkpointed but the process died before recording it
-        runner.approvals.record(runner.writer, request["request_id"], run_id,
-                                [dict(c) for c in request["tool_calls"]])
+        graph.update_state(config, {"messages": closing}, as_node="tool_execution")
         out.wrote = True
 
 

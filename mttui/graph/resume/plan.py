@@ -55,6 +55,8 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
     """
     values = dict(getattr(state, "values", None) or {})
     plan.checked = "checkpoint"
+    if not values and not facts.message_count:
+        return plan.finish()  # stopped before its first message: nothing to restore
     if not values:
         to_transcript_mode(plan, facts, {"code": "checkpoint_not_found",
                                          "message": f"no checkpoint for thread {facts.thread_id}"})
@@ -78,22 +80,67 @@ def refine(plan: ResumePlan, facts: LogFacts, state: Any) -> ResumePlan:
         awaiting |= {e.get("call_id") for e in values.get("pending_tool_calls") or []
                      if isinstance(e, dict)}
     logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}
+    plan.continued_calls = [] if pending is not None else _decided_calls(state, facts, logged)
+    awaiting |= set(plan.continued_calls)
+    restored = [] if pending is not None else log_after(facts, messages)
+    plan.restored_messages = [str(m.get("id")) for m in restored]
+    for w in plan.warnings:
+        if w.code == "history_length_mismatch" and restored:
+            w.message += (f"; the {len(restored)} message(s) the log has after the "
+                          "checkpoint's last one are added to the thread")
+    answered = {m.get("tool_call_id") for m in restored if m.get("role") == "tool"}
     calls = [c["id"] for c in open_tool_calls(messages) if c["id"] not in awaiting]
+    calls += [str(c.get("id")) for m in restored for c in m.get("tool_calls") or []
+              if c.get("id") not in answered]
     plan.interrupted_tool_calls = list(facts.interrupted)
     plan.recovered_tool_calls = [c for c in calls
                                  if c in logged and c not in facts.interrupted]
     plan.dangling_tool_calls = [c for c in calls
                                 if c not in logged and c not in facts.interrupted]
     warn_tools(plan)
-    plan.messages_in_view = len(messages)
+    plan.messages_in_view = len(messages) + len(restored)
     plan.compression_used = bool(messages) and is_summary(messages[0])
     if pending is not None:
         rid = str(pending["request_id"])
         plan.pending_approval = {"request_id": rid, "tool_calls": pending.get("tool_calls") or []}
-        note = (" (it was answered before the process stopped, but the answer never took "
-                "effect)") if rid in facts.decided else ""
-        plan.warn("approval_pending", "an approval will be asked again" + note, ids=[rid])
+        if rid in facts.decided:  # answered before the process stopped: applied, not asked
+            plan.decided_approval = rid
+        else:
+            plan.warn("approval_pending", "an approval will be asked again", ids=[rid])
     return plan.finish()
+
+
+def _decided_calls(state: Any, facts: LogFacts, logged: dict[Any, Any]) -> list[str]:
+    """The calls of a step that an approval answered in the log let through, when the process
+    stopped before any of them was dispatched (the thread's next step runs them): the
+    run goes on with that decision instead of closing them. Empty otherwise."""
+    values = dict(getattr(state, "values", None) or {})
+    entries = [e for e in values.get("pending_tool_calls") or [] if isinstance(e, dict)]
+    # next: tool_execution, or nothing yet when the answering step's writes are pending
+    if tuple(getattr(state, "next", None) or ()) not in ((), ("tool_execution",)) \
+            or not entries:
+        return []
+    ids = [str(e.get("call_id")) for e in entries]
+    started = set(facts.interrupted) | {str(k) for k in logged}
+    if any(i in started for i in ids) or not any(e.get("status") == "approved"
+                                                for e in entries):
+        return []
+    return ids if facts.decided_calls.intersection(ids) else []  # answered by the user
+
+
+def log_after(facts: LogFacts, messages: list[Any]) -> list[dict[str, Any]]:
+    """The log's messages (in the model's view) after the last one the checkpoint has,
+    that the checkpoint lacks: what a crash between the log and the checkpoint left out
+    of the thread (the log is the truth for what was said). A tool result of a call
+    the thread has is left out (an open one is closed with it as a recovered call)."""
+    ckpt = {str(getattr(m, "id", "")) for m in messages if not is_summary(m)}
+    view = [m for m in facts.view if in_model_view(m)]
+    last = max((i for i, m in enumerate(view) if str(m.get("id")) in ckpt), default=-1)
+    if last < 0 and len(ckpt) > 0:
+        return []  # the thread shares no message with the log: nothing to line up with
+    has = {c["id"] for m in messages for c in getattr(m, "tool_calls", None) or []}
+    return [m for m in view[last + 1:] if str(m.get("id")) not in ckpt
+            and not (m.get("role") == "tool" and m.get("tool_call_id") in has)]
 
 
 def _compare(plan: ResumePlan, facts: LogFacts, messages: list[Any]) -> None:
@@ -145,6 +192,9 @@ def refine_from_checkpoint(
     """:func:`refine` with the state read from the project's checkpoint database: by the
     light reader when it recognises everything (no LangGraph import), else by the graph.
     ``peek=False`` always asks the graph."""
+    if not facts.message_count:
+        plan.checked = "checkpoint"
+        return plan.finish()  # stopped before its first message: nothing to restore
     db = layout.checkpoints_path(facts.project_hash)
     state: Any = peek_state(db, facts.thread_id or "") if peek else None
     if state is None:

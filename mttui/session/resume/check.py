@@ -80,6 +80,11 @@ class ResumePlan:
     interrupted_tool_calls: list[str] = field(default_factory=list)
     dangling_tool_calls: list[str] = field(default_factory=list)
     recovered_tool_calls: list[str] = field(default_factory=list)
+    # log messages after the checkpoint's last one that the thread lacks (added back)
+    restored_messages: list[str] = field(default_factory=list)
+    decided_approval: str | None = None  # an approval whose logged decision is applied
+    # calls an answered approval let through, never dispatched: the run goes on with them
+    continued_calls: list[str] = field(default_factory=list)
     messages_in_view: int = 0
     compression_used: bool = False
     locked_by: int | None = None
@@ -112,6 +117,9 @@ class ResumePlan:
             "compression_used": self.compression_used,
             "dangling_tool_calls": self.dangling_tool_calls,
             "recovered_tool_calls": self.recovered_tool_calls,
+            "restored_messages": self.restored_messages,
+            "decided_approval": self.decided_approval,
+            "continued_calls": self.continued_calls,
             "locked_by": self.locked_by,
             "unlocked_mode": self.unlocked_mode,
             "checked": self.checked,
@@ -124,7 +132,16 @@ class ResumePlan:
             lines.append(f"  refused: {self.refusal['code']}: {self.refusal['message']}")
         for w in self.warnings:
             lines.append(f"  warning {w.code}: {w.message}")
-        if self.pending_approval:
+        if self.restored_messages:
+            lines.append(f"  {len(self.restored_messages)} message(s) of the log are added "
+                         "back to the thread")
+        if self.continued_calls:
+            lines.append(f"  {len(self.continued_calls)} decided tool call(s) never started: "
+                         "the run goes on with them (not asked again)")
+        if self.decided_approval:
+            lines.append(f"  approval {self.decided_approval} was decided before the process "
+                         "stopped: the decision is applied, not asked again")
+        elif self.pending_approval:
             lines.append(f"  approval {self.pending_approval['request_id']} will be asked again")
         if self.mode != "refused" or self.unlocked_mode:
             lines.append(f"  messages in the model's view: {self.messages_in_view}"
@@ -200,10 +217,13 @@ def to_transcript_mode(plan: ResumePlan, facts: LogFacts, refusal: dict[str, str
 def plan_from_facts(facts: LogFacts, *, checkpoint_found: bool) -> ResumePlan:
     """The plan from the log alone, given whether a checkpoint of its thread exists."""
     plan = ResumePlan(session_id=facts.session_id, thread_id=facts.thread_id, mode="execution")
-    if not facts.has_start or not facts.message_count:
-        what = "no readable session_start" if not facts.has_start else "no message at all"
-        return refused_plan(facts.session_id, "session_empty", f"the session has {what}")
+    if not facts.has_start:
+        return refused_plan(facts.session_id, "session_empty",
+                            "the session has no readable session_start")
     warn_log(plan, facts)
+    if not facts.message_count and facts.thread_id:
+        # stopped before its first message: nothing to restore, it simply continues
+        return plan.finish()
     if not facts.thread_id:
         to_transcript_mode(plan, facts, {"code": "missing_thread_id",
                                          "message": "the session log names no thread id"})

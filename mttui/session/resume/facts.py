@@ -53,6 +53,7 @@ class LogFacts:
     dispatch_names: dict[str, str] = field(default_factory=dict)
     open_requests: list[dict[str, Any]] = field(default_factory=list)  # oldest first
     decided: set[str] = field(default_factory=set)
+    decided_calls: set[str] = field(default_factory=set)  # calls of decided requests
     requests_seen: set[str] = field(default_factory=set)
     queued: list[str] = field(default_factory=list)
     source: str = "log"  # "index": read from the last compression on
@@ -91,7 +92,8 @@ def facts_from_transcript(
         compression=t.last_compression, view=cast(list[dict[str, Any]], view),
         interrupted=t.interrupted_calls(), dispatch_names=dict(t.dispatch_names),
         open_requests=cast(list[dict[str, Any]], list(t.open_requests.values())),
-        decided=set(t.decided), requests_seen=set(t.requests_seen), queued=t.queued_ids(),
+        decided=set(t.decided), decided_calls={c for d in t.decided.values() for c in d},
+        requests_seen=set(t.requests_seen), queued=t.queued_ids(),
         source="log", known=lambda ids: {i for i in ids if i in all_ids},
         run_probe=lambda: t.open_run,
     )  # fmt: skip
@@ -175,7 +177,10 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
         dispatch_names={r[0]: r[1] or "" for r in open_tools},
         open_requests=[{"request_id": r[0], "run_id": r[1], "tool_calls": json.loads(r[2])}
                        for r in approvals if not r[3]],
-        decided={r[0] for r in approvals if r[3]}, requests_seen={r[0] for r in approvals},
+        decided={r[0] for r in approvals if r[3]},
+        decided_calls={str(c.get("call_id")) for r in approvals if r[3]
+                       for c in json.loads(r[2])},
+        requests_seen={r[0] for r in approvals},
         queued=[r[0] for r in queued], source="index", known=known,
         run_probe=lambda: last_open_run(info.path),
     )  # fmt: skip

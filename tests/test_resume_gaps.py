@@ -271,7 +271,6 @@ async def test_the_tui_applies_a_decided_approval_without_asking(
     again, then the new message."""
     from mttui.graph import events as ev
     from mttui.graph.runner import Runner
-    from mttui.screens.approval import ApprovalScreen
     from mttui.screens.chat import ChatScreen
     from mttui.session.service import SessionService
     from mttui.widgets.history import HistoryView
@@ -291,8 +290,10 @@ async def test_the_tui_applies_a_decided_approval_without_asking(
     shown: list[object] = []
     async with app.run_test(size=SIZE) as pilot:
         def idle() -> bool:
-            shown.append(app.screen)
-            return isinstance(app.screen, ChatScreen) and app.screen.state == "idle"
+            screen = app.screen
+            if isinstance(screen, ChatScreen) and screen.approval is not None:
+                shown.append(screen.approval)  # an approval panel was shown
+            return isinstance(screen, ChatScreen) and screen.state == "idle"
 
         await wait_for(pilot, idle)
         await send(pilot, "go on")
@@ -301,7 +302,7 @@ async def test_the_tui_applies_a_decided_approval_without_asking(
                            lambda it: it.kind == "user" and it.text == "go on") is not None)
         tool = app.screen.query_one(HistoryView).find(lambda it: it.kind == "tool")
         assert tool is not None and tool.status == "success"
-    assert not [s for s in shown if isinstance(s, ApprovalScreen)]
+    assert shown == []
     records = service.records(writer.session_id)[0]
     assert sum(r["type"] == "approval_decision" for r in records) == 1
     assert sum(r["type"] == "tool_dispatch" for r in records) == 1

@@ -22,19 +22,25 @@ async def _until(pilot: Any, condition: Any, limit: float = 20.0) -> None:
         await pilot.pause(0.05)
 
 
+async def _ask(pilot: Any, chat: ChatScreen, questions: list[str]) -> None:
+    """Send each question and wait until its run has ended."""
+    for question in questions:
+        prompt = chat.query_one(PromptArea)
+        prompt.focus()
+        prompt.text = question
+        await pilot.press("enter")
+        await _until(pilot, lambda: chat.state == "idle" and chat.chat.writer is not None)
+        await settle(pilot)
+
+
 async def test_ctrl_k_compacts_and_the_item_expands(service: SessionService) -> None:
     app = make_app(service, open_browser=False, settings=settings(auto_compress=False))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         chat = app.screen
         assert isinstance(chat, ChatScreen)
-        for i in range(4):
-            prompt = chat.query_one(PromptArea)
-            prompt.focus()
-            prompt.text = f"question {i}: how does the parser handle token kinds of width {i}?"
-            await pilot.press("enter")
-            await _until(pilot, lambda: chat.state == "idle" and chat.chat.writer is not None)
-            await settle(pilot)
+        await _ask(pilot, chat, [f"question {i}: how does the parser handle token kinds of "
+                                  f"width {i}?" for i in range(4)])
         status = chat.query_one(StatusBar)
         assert status.compressions == 0
         await pilot.press("ctrl+k")
@@ -102,13 +108,8 @@ async def test_ctrl_k_edits_a_typed_prompt_and_asks_before_compacting(
         await settle(pilot)
         chat = app.screen
         assert isinstance(chat, ChatScreen)
-        for i in range(3):
-            prompt = chat.query_one(PromptArea)
-            prompt.focus()
-            prompt.text = f"question {i}: tell me about token kinds of width {i}"
-            await pilot.press("enter")
-            await _until(pilot, lambda: chat.state == "idle" and chat.chat.writer is not None)
-            await settle(pilot)
+        await _ask(pilot, chat, [f"question {i}: tell me about token kinds of width {i}"
+                                  for i in range(3)])
         prompt = chat.query_one(PromptArea)
         prompt.focus()
         prompt.text = "keep this, drop that"

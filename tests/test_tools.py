@@ -92,7 +92,7 @@ def test_output_is_capped_with_a_marker(project: Path) -> None:
     assert len(res.output) < OUTPUT_CAP + 200
     assert "output truncated: 5000 more characters" in res.output
     shell = execute_tool(project, "shell", {"command": "head -c 100000 /dev/zero | tr '\\0' y"})
-    assert "output truncated: 67232 more characters" in shell.output
+    assert "output truncated: 67232 more bytes" in shell.output
 
 
 def test_shell_runs_in_project_and_reports_exit_code(project: Path) -> None:

@@ -185,9 +185,12 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
         return {"messages": out_messages, "pending_tool_calls": done}
 
     def observation(state: AgentState) -> dict[str, Any]:
-        finished = list(state.get("completed_tool_calls", [])) + list(
-            state.get("pending_tool_calls", [])
-        )
+        # Only what identifies a call: its output is in the log and in the messages, and a
+        # copy here would ride along in every later checkpoint of the run.
+        finished = list(state.get("completed_tool_calls", [])) + [
+            {k: e[k] for k in ("call_id", "tool_name", "status") if k in e}
+            for e in state.get("pending_tool_calls", [])
+        ]
         update: dict[str, Any] = {"completed_tool_calls": finished, "pending_tool_calls": []}
         if ctx.stop.is_set():
             update["stop_reason"] = "stopped"

@@ -10,10 +10,9 @@ from .live import LiveThread
 from .messages import ToolPairingError, new_message_id
 
 if TYPE_CHECKING:
-    from langchain_core.runnables import RunnableConfig
     from langgraph.types import Interrupt, StreamMode
 
-    from .state import AgentGraph, GraphInput
+    from .state import GraphInput
 
 MODES: list[StreamMode] = ["custom", "updates"]
 STEP_LIMIT_TEXT = (
@@ -30,11 +29,10 @@ class _Seen:
         self.interrupts: list[Interrupt] = []
 
 
-def _stream(
-    graph: AgentGraph, graph_input: GraphInput, config: RunnableConfig, seen: _Seen
-) -> Iterator[RunEvent]:
+def _stream(live: LiveThread, graph_input: GraphInput, seen: _Seen) -> Iterator[RunEvent]:
     seen.interrupts = []
-    for part in graph.stream(graph_input, config, stream_mode=MODES, durability="sync"):
+    parts = live.graph.stream(graph_input, live.config, stream_mode=MODES, durability="sync")
+    for part in parts:
         mode, chunk = cast("tuple[str, Any]", part)  # several modes: (mode, chunk) pairs
         if mode == "custom":
             yield chunk
@@ -44,6 +42,10 @@ def _stream(
                 seen.interrupts = list(update or ())
             elif isinstance(update, dict):
                 seen.values.update(update)
+            if node == "observation":
+                # A long tool loop keeps only its newest checkpoint as it goes, so the
+                # database holds one state, not one per step (pruning never fails a run).
+                live.prune()
 
 
 def drive_recorded(live: LiveThread, graph_input: GraphInput, run_id: str) -> Iterator[RunEvent]:
@@ -72,18 +74,17 @@ def drive(live: LiveThread, graph_input: GraphInput, run_id: str) -> Iterator[Ru
     """Yield the run's events, ending with a :class:`RunEnded` (not yet written to the log)."""
     from langgraph.types import Command
 
-    graph, config = live.graph, live.config
     error: str | None = None
     try:
         try:
             seen = _Seen()
-            yield from _stream(graph, graph_input, config, seen)
+            yield from _stream(live, graph_input, seen)
             # A stop that raced with tool_routing: cancel the calls instead of asking.
             while live.stopping and seen.interrupts:
                 request = seen.interrupts[0].value
                 cancel = {c["call_id"]: "cancel" for c in request.get("tool_calls", [])}
                 resume = {"request_id": request.get("request_id"), "decisions": cancel}
-                yield from _stream(graph, Command(resume=resume), config, seen)
+                yield from _stream(live, Command(resume=resume), seen)
         except ToolPairingError as exc:
             error = f"refusing to call the model: {exc}"
         except Exception as exc:  # a bug or an I/O failure: end the run, keep the session

@@ -112,6 +112,10 @@ def prune_thread(cur: sqlite3.Cursor, thread_id: str, keep: int = 1) -> int:
             "AND checkpoint_id = ?",
             (thread_id, ns, cid),
         )
+    if doomed:
+        # Give the freed pages back (a no-op unless the file has auto_vacuum=INCREMENTAL).
+        cur.execute("PRAGMA incremental_vacuum")
+        cur.fetchall()
     return len(doomed)
 
 

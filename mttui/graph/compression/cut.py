@@ -81,7 +81,16 @@ def choose_cut(messages: list[Any], keep_budget: int) -> Cut | None:
     def kept_for(p: int) -> list[Any]:
         return ([messages[last]] if p > last else []) + messages[p:]
 
-    cut = next((p for p in candidates if estimate_tokens(kept_for(p)) <= keep_budget), None)
+    # Suffix sums: each message is estimated once, so choosing is linear in the history.
+    suffix = [0] * (len(messages) + 1)
+    for i in range(len(messages) - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + message_tokens(messages[i])
+    lifted = suffix[last] - suffix[last + 1]
+
+    def kept_tokens(p: int) -> int:
+        return suffix[p] + (lifted if p > last else 0)
+
+    cut = next((p for p in candidates if kept_tokens(p) <= keep_budget), None)
     if cut is None:
         cut = candidates[-1]
     older = messages[:cut]

@@ -52,7 +52,8 @@ def view_messages(summary: str | None, view: Sequence[Mapping[str, Any]]) -> lis
 
 
 def seed_thread(writer: SessionWriter, settings: Settings, *, project: Path,
-                checkpoints_path: Path, messages: list[BaseMessage]) -> str:
+                checkpoints_path: Path, messages: list[BaseMessage],
+                thread_id: str | None = None) -> str:
     """Write a new thread whose state holds ``messages``; returns its id. The log is
     not written here: the caller appends the record naming the thread."""
     from .agent import build_graph
@@ -65,7 +66,7 @@ def seed_thread(writer: SessionWriter, settings: Settings, *, project: Path,
     saver = open_saver(checkpoints_path)
     try:
         graph = build_graph(ctx, saver)
-        thread_id = new_id("thread")
+        thread_id = thread_id or new_id("thread")
         graph.update_state(
             {"configurable": {"thread_id": thread_id}},
             {"messages": messages, "pending_tool_calls": [], "completed_tool_calls": [],
@@ -74,5 +75,25 @@ def seed_thread(writer: SessionWriter, settings: Settings, *, project: Path,
             as_node="observation",
         )  # fmt: skip
         return thread_id
+    finally:
+        saver.conn.close()
+
+
+def append_to_thread(writer: SessionWriter, settings: Settings, *, project: Path,
+                     checkpoints_path: Path, messages: list[BaseMessage]) -> None:
+    """Add ``messages`` to the session's current thread (after its last step), e.g. a
+    system note the model reads on its next turn. The caller logs them first."""
+    from .agent import build_graph
+    from .checkpoints import open_saver
+    from .context import make_context
+    from .models.offline import OfflineChatModel
+
+    ctx = make_context(settings, OfflineChatModel(), project=project, journal=Journal(writer),
+                       remembered=set(), stop=threading.Event(), grace=0.0)
+    saver = open_saver(checkpoints_path)
+    try:
+        graph = build_graph(ctx, saver)
+        config = {"configurable": {"thread_id": writer.thread_id}}
+        graph.update_state(config, {"messages": messages}, as_node="observation")  # type: ignore[arg-type]
     finally:
         saver.conn.close()

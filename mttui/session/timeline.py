@@ -128,3 +128,15 @@ def read_timeline(path: Path) -> Timeline:
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def fork_origin(path: Path) -> dict[str, object] | None:
+    """``forked_from`` of a session's ``session_start`` (its first line), or ``None``."""
+    from .reader import first_record
+
+    try:
+        start = first_record(path)
+    except OSError:
+        return None
+    origin = (start or {}).get("forked_from")
+    return dict(origin) if isinstance(origin, dict) else None

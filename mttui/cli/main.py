@@ -72,6 +72,10 @@ def _handler(command: str | None) -> Handler:
         from .queue import cmd_queue
 
         return cmd_queue
+    if command in ("checkpoints", "rewind", "fork", "ledger"):
+        from .time_travel import handler
+
+        return handler(command)
     from . import read
 
     handlers: dict[str, Handler] = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from mttui import __version__
 
@@ -121,7 +122,42 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("doctor", "check every session log against the index")
     p.add_argument("--repair", action="store_true")
     p.add_argument("--json", action="store_true")
+    _time_travel(cmd)
     return parser
+
+
+def _time_travel(cmd: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """checkpoints, rewind, fork, ledger (timetravel.md)."""
+    p = cmd("checkpoints", "list a session's file snapshots")
+    p.add_argument("session", metavar="S")
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("rewind", "go back to just before a user message (conversation and/or files)")
+    p.add_argument("session", metavar="S")
+    p.add_argument("--to", type=int, metavar="SEQ")
+    p.add_argument("--undo", action="store_true", help="undo the last rewind")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--conversation", dest="mode", action="store_const", const="conversation")
+    g.add_argument("--code", dest="mode", action="store_const", const="code")
+    g.add_argument("--both", dest="mode", action="store_const", const="both")
+    p.set_defaults(mode="both")
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--yes", action="store_true", help="do not ask")
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("fork", "start a new session from a session's conversation up to a point")
+    p.add_argument("session", metavar="S")
+    p.add_argument("--at", type=int, metavar="SEQ")
+    p.add_argument("--title")
+    p.add_argument("--json", action="store_true")
+
+    p = cmd("ledger", "list and settle interrupted tool calls")
+    p.add_argument("session", metavar="S")
+    p.add_argument("call_id", nargs="?", metavar="CALL_ID")
+    p.add_argument("action", nargs="?", choices=["mark-done", "mark-failed", "rerun"])
+    p.add_argument("--note")
+    p.add_argument("--approve", choices=["ask", "all", "none"], default="ask")
+    p.add_argument("--json", action="store_true")
 
 
 def _queue_parser(p: argparse.ArgumentParser) -> None:

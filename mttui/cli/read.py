@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from mttui.session.models import SNIPPET_END, SNIPPET_START
 from mttui.session.service import SessionService
+from mttui.session.timeline import mark_rewound
 from mttui.session.times import relative_time
 
 from .errors import Exit
@@ -58,7 +59,7 @@ def cmd_history(args: argparse.Namespace, service: SessionService) -> int:
     if args.json:
         emit_json({
             "session_id": info.id,
-            "messages": [m.as_json() for m in page.messages],
+            "messages": mark_rewound(info.path, [m.as_json() for m in page.messages]),
             "has_more": page.has_more,
             "next_before": page.next_before,
         })

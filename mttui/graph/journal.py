@@ -8,6 +8,7 @@ on disk.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ class Journal:
         self.writer = writer
         self.stats = SessionStats()
         self.open_dispatches: set[str] = set()  # dispatched in this process, no outcome yet
+        # called before each tool_dispatch is written (file checkpoints, timetravel.md)
+        self.before_dispatch: Callable[[Emit, str, str], None] | None = None
 
     def message(self, emit: Emit, record: dict[str, Any], *, estimated: bool = False) -> None:
         self.writer.append("transcript_message", message=record)
@@ -43,6 +46,8 @@ class Journal:
 
     def dispatch(self, emit: Emit, run_id: str, call: dict[str, Any]) -> None:
         """Fsync ``tool_dispatch``; only then is the caller allowed to start the tool."""
+        if self.before_dispatch is not None:
+            self.before_dispatch(emit, run_id, call["tool_name"])
         self.writer.append(
             "tool_dispatch",
             run_id=run_id,

@@ -31,6 +31,7 @@ from .approvals import ApprovalLedger
 from .context import GraphContext, SteerSource, make_context
 from .errors import ApprovalPendingError, RunnerError
 from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEvent, RunStarted
+from .file_checkpoint import file_checkpoints
 from .journal import Journal, scan_log
 from .live import LiveThread
 
@@ -79,6 +80,8 @@ class Runner:
         self.remembered: set[str] = set(facts.remembered)
         self.approvals = ApprovalLedger(written=set(facts.requests))
         self.steers: SteerSource | None = None  # see attach_steers
+        self.journal.before_dispatch = file_checkpoints(writer, self.project,
+                                                        self.checkpoints_path)
 
     @classmethod
     def for_service(

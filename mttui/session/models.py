@@ -74,7 +74,14 @@ class SessionInfo:
             "thread_id": self.thread_id,
             "compression_count": self.compression_count,
             "status": self.status.as_json(),
+            "forked_from": self.forked_from(),
         }
+
+    def forked_from(self) -> dict[str, object] | None:
+        """``{session_id, seq}`` when this session is a fork (read from its first line)."""
+        from .timeline import fork_origin
+
+        return fork_origin(self.path)
 
 
 @dataclass(frozen=True)

@@ -268,3 +268,59 @@ class Record(TypedDict, total=False):
     position: int
     item_ids: list[str]
     message_ids: list[str]
+    # time travel (timetravel.md)
+    before_seq: int
+    ref: str
+    files: int
+    skipped: list[str]
+    to_seq: int
+    to_message_id: str
+    abandoned_from_seq: int
+    abandoned_to_seq: int
+    restored_from_seq: int
+    restored_to_seq: int
+    undo: bool
+    ref_from: str
+    ref_to: str
+    files_restored: list[str]
+    files_deleted: list[str]
+    resolution: str
+    note: str
+    op: str
+    undoes: str
+
+
+class FileCheckpoint(Head, total=False):
+    run_id: str
+    before_seq: int  # the message seq of the user message that started the run
+    ref: str  # a commit of the project's shadow repository
+    files: int
+    skipped: list[str]
+    message_id: str
+
+
+class Rewind(Head, total=False):
+    to_seq: int
+    to_message_id: str
+    abandoned_from_seq: int
+    abandoned_to_seq: int
+    thread_id: str
+    undo: bool  # an undo: restored_* come back into the model's view
+    restored_from_seq: int
+    restored_to_seq: int
+
+
+class RewindStart(Head, total=False):
+    ref_from: str  # the safety snapshot (the files before the rewind)
+    ref_to: str
+
+
+class RewindEnd(Head, total=False):
+    files_restored: list[str]
+    files_deleted: list[str]
+
+
+class ToolResolution(Head, total=False):
+    call_id: str
+    resolution: str  # done | failed | rerun
+    note: str

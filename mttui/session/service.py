@@ -74,7 +74,8 @@ class SessionService:
         return self.layout.checkpoints_path(self.project_hash)
 
     def create_session(
-        self, *, provider: str, model: str, title: str | None = None
+        self, *, provider: str, model: str, title: str | None = None,
+        forked_from: dict[str, object] | None = None,
     ) -> SessionWriter:
         """Create a new session file with its ``session_start`` and hold its lock."""
         sid = new_session_id()
@@ -91,6 +92,7 @@ class SessionService:
             model=model,
             title=title,
             app_version=APP_VERSION,
+            **({"forked_from": forked_from} if forked_from else {}),
         )
         return writer
 

@@ -14,6 +14,7 @@ from .record_types import (
     Record,
     ToolDispatch,
 )
+from .rewind_view import RewindState
 
 __all__ = ["QUEUED_STATES", "Transcript", "fold", "in_model_view"]
 
@@ -50,6 +51,7 @@ class Transcript:
     # pending inputs (pending.md), folded as the index projects them
     pending: Lane = field(default_factory=Lane)
     open_run: str | None = None  # run_id of a run_start without its run_end
+    rewinds: RewindState = field(default_factory=RewindState)  # timetravel.md
 
     def queued_ids(self) -> list[str]:
         """Queue items that still wait to run (held after a restart)."""
@@ -58,13 +60,13 @@ class Transcript:
     def model_view(self) -> tuple[str | None, list[Message]]:
         """``(summary, messages)`` the model sees: summary + kept + everything after."""
         if self.last_compression is None:
-            return None, list(self.messages)
+            return None, self.rewinds.visible(list(self.messages))
         kept_ids = set(self.last_compression.get("kept_message_ids") or [])
         before = self.messages[: self.after_compression_from]
         kept = [m for m in before if m.get("id") in kept_ids]
-        return self.last_compression.get("summary"), kept + self.messages[
+        return self.last_compression.get("summary"), self.rewinds.visible(kept + self.messages[
             self.after_compression_from :
-        ]
+        ])
 
     def answered_call_ids(self) -> set[str]:
         return {m["tool_call_id"] for m in self.messages
@@ -126,6 +128,10 @@ def fold(
             t.last_compression = cast(Compression, rec)
             t.after_compression_from = len(t.messages)
             t.compressions += 1
+            t.rewinds.compressions.append((len(t.messages), t.last_compression))
+        elif kind == "rewind":
+            t.last_compression, t.after_compression_from = t.rewinds.apply(
+                rec, t.messages, t.last_compression, t.after_compression_from)
         elif kind == "approval_request":
             t.open_requests[rec.get("request_id", "")] = cast(ApprovalRequest, rec)
             t.requests_seen.add(rec.get("request_id", ""))

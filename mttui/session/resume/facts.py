@@ -139,6 +139,8 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
         seed = kept
     first = first_record(info.path)
     t = fold((rec for _, rec in read_records(info.path, offset)), seed=seed)
+    if t.rewinds.count and offset > 0:
+        return None  # a rewind may reach before the compression: read the whole log
     summary, view = t.model_view()
 
     def ids(sql: str, *args: str) -> list[tuple[str, ...]]:

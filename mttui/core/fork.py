@@ -1,0 +1,130 @@
+"""Fork: a new session that starts with another one's conversation up to a point.
+
+Usage (blocks on files: call from a worker)::
+
+    result = fork(service, settings, "last", at=12, title=None)
+
+The source is only read (no lock, nothing written to it). The fork's log starts
+with ``session_start {forked_from}``, then copies of the source's messages up to
+``seq`` (same ids) and the compression state as of then, on a thread seeded with
+the model's view at ``seq``. A point inside a tool batch moves back to the last
+complete point (``adjusted_from``: the seq asked for).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mttui.session.errors import MttuiError
+from mttui.session.record_types import Message, Record
+from mttui.session.service import SessionService
+from mttui.session.timeline import read_timeline
+from mttui.session.transcript import fold
+
+if TYPE_CHECKING:
+    from mttui.config import Settings
+
+
+class ForkRefused(MttuiError):
+    """A fork point that does not exist (exit 2); nothing was written."""
+
+
+@dataclass
+class ForkResult:
+    session_id: str
+    source_id: str
+    seq: int
+    adjusted_from: int | None
+    messages: int
+    title: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"session_id": self.session_id,
+                "forked_from": {"session_id": self.source_id, "seq": self.seq},
+                "adjusted_from": self.adjusted_from, "messages": self.messages,
+                "title": self.title}
+
+
+def complete_point(messages: list[Message], seq: int) -> int:
+    """``seq`` moved back (if needed) so that no tool batch is split: an assistant
+    message with tool calls at or before it has all its results at or before it."""
+    point = seq
+    while point > 0:
+        head = messages[:point]
+        answered = {m.get("tool_call_id") for m in head if m.get("role") == "tool"}
+        split = [i for i, m in enumerate(head)
+                 if any(c.get("id") not in answered for c in m.get("tool_calls") or [])]
+        if not split:
+            return point
+        point = split[0]  # just before the assistant message with the open calls
+    return point
+
+
+def fork(service: SessionService, settings: Settings, ref: str, *, at: int | None = None,
+         title: str | None = None) -> ForkResult:
+    """Fork session ``ref`` at message ``at`` (default: its last message)."""
+    from mttui.graph.seed import seed_thread, view_messages
+
+    info = service.resolve(ref)
+    records, _ = service.records(info.id)
+    whole = fold(records)
+    total = len(whole.messages)
+    asked = total if at is None else at
+    if not 1 <= asked <= total:
+        raise ForkRefused(f"session {info.id} has no message {asked} (it has {total})")
+    if asked in read_timeline(info.path).abandoned_seqs():
+        raise ForkRefused(f"message {asked} is on a rewound branch; undo that rewind first")
+    seq = complete_point(whole.messages, asked)
+    if seq == 0:
+        raise ForkRefused(f"no complete point at or before message {asked}")
+    cut = _records_through(records, seq)
+    t = fold(records[:cut])
+    summary, view = t.model_view()
+    shown = set(id(m) for m in t.rewinds.visible(list(t.messages)))
+    copies = [m for m in t.messages if id(m) in shown]
+    source_title = info.title or "untitled"
+    new_title = title or f"{source_title} (fork)"
+    writer = service.create_session(provider=settings.provider, model=settings.model,
+                                    title=new_title,
+                                    forked_from={"session_id": info.id, "seq": seq})
+    try:
+        seed_thread(writer, settings, project=Path(info.project),
+                    checkpoints_path=service.layout.checkpoints_path(info.project_hash),
+                    messages=view_messages(summary, list(view)), thread_id=writer.thread_id)
+        items: list[tuple[str, dict[str, object]]] = []
+        before = {id(m) for m in t.messages[: t.after_compression_from]}
+        for m in copies:
+            if t.last_compression is not None and id(m) not in before and not _has(items):
+                items.append(_compression(t.last_compression))
+            message = {k: v for k, v in m.items() if k != "created_at"}
+            items.append(("transcript_message", {"message": message}))
+        if t.last_compression is not None and not _has(items):
+            items.append(_compression(t.last_compression))
+        writer.append_many(items)
+    finally:
+        writer.close()
+    adjusted = asked if seq != asked else None
+    return ForkResult(writer.session_id, info.id, seq, adjusted, len(copies), new_title)
+
+
+def _has(items: list[tuple[str, dict[str, object]]]) -> bool:
+    return any(kind == "compression" for kind, _ in items)
+
+
+def _compression(rec: Mapping[str, object]) -> tuple[str, dict[str, object]]:
+    skip = ("type", "seq", "timestamp", "session_id")
+    return ("compression", {k: v for k, v in rec.items() if k not in skip})
+
+
+def _records_through(records: list[Record], seq: int) -> int:
+    """How many records hold the first ``seq`` transcript messages."""
+    count = 0
+    for i, rec in enumerate(records):
+        if rec.get("type") == "transcript_message":
+            count += 1
+            if count == seq:
+                return i + 1
+    return len(records)

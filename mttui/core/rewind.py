@@ -1,0 +1,221 @@
+"""Rewind (conversation / code / both, dry run, undo): one use case for the TUI and the CLI.
+
+Usage (blocks on files and git: call from a worker)::
+
+    result = rewind(service, settings, "last", 5, conversation=True, code=True)
+    result = undo_rewind(service, settings, "last")
+    # with a session this process holds open (the TUI): pass its writer
+    result = rewind_open(handle.writer, service, settings, 5)
+
+Everything is append-only (timetravel.md): ``rewind_start`` (fsynced) before any
+file is touched and ``rewind_end`` after; a ``rewind`` record plus
+``session_update {thread_id}`` for the conversation, whose new thread is seeded
+with the model's view as of just before the chosen message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mttui.session.errors import MttuiError
+from mttui.session.models import SessionInfo
+from mttui.session.record_types import Record
+from mttui.session.records import new_id
+from mttui.session.service import SessionService
+from mttui.session.snapshots import ShadowRepo, git_available
+from mttui.session.timeline import RewindOp, Timeline, read_timeline
+from mttui.session.transcript import Transcript, fold
+from mttui.session.writer import SessionWriter
+
+if TYPE_CHECKING:
+    from mttui.config import Settings
+
+
+class RewindRefused(MttuiError):
+    """A rewind that cannot be done; nothing was changed. ``usage``: exit 2, else 1."""
+
+    def __init__(self, message: str, *, usage: bool = False) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+@dataclass
+class RewindResult:
+    session_id: str
+    to_seq: int | None
+    conversation: bool
+    code: bool
+    dry_run: bool
+    files_restored: list[str] = field(default_factory=list)
+    files_deleted: list[str] = field(default_factory=list)
+    undo_ref: str | None = None
+    prompt: str = ""
+    thread_id: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {"session_id": self.session_id, "to_seq": self.to_seq,
+                "conversation": self.conversation, "code": self.code,
+                "dry_run": self.dry_run, "files_restored": self.files_restored,
+                "files_deleted": self.files_deleted, "undo_ref": self.undo_ref,
+                "prompt": self.prompt}
+
+
+@dataclass
+class _Session:
+    info: SessionInfo
+    transcript: Transcript
+    timeline: Timeline
+    repo: ShadowRepo
+    checkpoints_path: Path
+
+
+def _load(service: SessionService, info: SessionInfo) -> _Session:
+    records, _ = service.records(info.id)
+    return _Session(info, fold(records), read_timeline(info.path),
+                    ShadowRepo(service.layout.home, Path(info.project)),
+                    service.layout.checkpoints_path(info.project_hash))
+
+
+def _check_target(s: _Session, to_seq: int) -> None:
+    messages = s.transcript.messages
+    if not 1 <= to_seq <= len(messages) or messages[to_seq - 1].get("role") != "user":
+        raise RewindRefused(f"message {to_seq} is not a user message of session "
+                            f"{s.info.id} (see `mttui history {s.info.id}`)", usage=True)
+    if to_seq in s.timeline.abandoned_seqs():
+        raise RewindRefused(f"message {to_seq} is on a rewound branch; `mttui rewind "
+                            f"{s.info.id} --undo` brings that branch back", usage=True)
+
+
+def _snapshot_ref(s: _Session, to_seq: int) -> str:
+    hint = "a conversation-only rewind is still possible (--conversation)"
+    if not git_available():
+        raise RewindRefused(f"file checkpoints are off (no `git` executable); {hint}")
+    cp = s.timeline.checkpoint_for(to_seq)
+    if cp is None or not s.repo.has(cp.ref):
+        raise RewindRefused(f"no file snapshot exists for message {to_seq}'s turn or after "
+                            f"it; {hint}")
+    return cp.ref
+
+
+def plan_rewind(service: SessionService, ref: str, to_seq: int, *, conversation: bool = True,
+                code: bool = True) -> RewindResult:
+    """What the rewind would do (``dry_run``): nothing is written, no lock is taken."""
+    info = service.resolve(ref)
+    s = _load(service, info)
+    _check_target(s, to_seq)
+    result = RewindResult(info.id, to_seq, conversation, code, True,
+                          prompt=str(s.transcript.messages[to_seq - 1].get("content") or ""))
+    if code:
+        changes = s.repo.changes(_snapshot_ref(s, to_seq))
+        result.files_restored, result.files_deleted = changes.restored, changes.deleted
+    return result
+
+
+def rewind(service: SessionService, settings: Settings, ref: str, to_seq: int, *,
+           conversation: bool = True, code: bool = True) -> RewindResult:
+    """Rewind session ``ref`` to just before message ``to_seq`` (takes its lock:
+    ``SessionLocked`` when another process holds it)."""
+    info = service.resolve(ref)
+    writer = service.open_session(info.path)
+    try:
+        return rewind_open(writer, service, settings, to_seq, conversation=conversation,
+                           code=code, info=info)
+    finally:
+        writer.close()
+
+
+def rewind_open(writer: SessionWriter, service: SessionService, settings: Settings,
+                to_seq: int, *, conversation: bool = True, code: bool = True,
+                info: SessionInfo | None = None) -> RewindResult:
+    """The rewind on a session this process holds open (``writer``); the caller makes
+    sure no run is active."""
+    info = info or service.get(writer.session_id)
+    s = _load(service, info)
+    _check_target(s, to_seq)
+    target = s.transcript.messages[to_seq - 1]
+    result = RewindResult(info.id, to_seq, conversation, code, False,
+                          prompt=str(target.get("content") or ""))
+    op = new_id("rw")
+    ref_to = _snapshot_ref(s, to_seq) if code else None
+    if ref_to is not None:
+        _restore(writer, s.repo, ref_to, op, result, undoes=None)
+    if conversation:
+        rec: Record = {"type": "rewind", "to_seq": to_seq,
+                       "to_message_id": str(target.get("id") or ""),
+                       "abandoned_from_seq": to_seq,
+                       "abandoned_to_seq": len(s.transcript.messages)}
+        result.thread_id = _reseed(writer, s, settings, rec, op)
+    return result
+
+
+def undo_rewind(service: SessionService, settings: Settings, ref: str) -> RewindResult:
+    """Undo the last rewind of session ``ref`` (also one a crash left half-done)."""
+    info = service.resolve(ref)
+    writer = service.open_session(info.path)
+    try:
+        return undo_open(writer, service, settings, info=info)
+    finally:
+        writer.close()
+
+
+def undo_open(writer: SessionWriter, service: SessionService, settings: Settings, *,
+              info: SessionInfo | None = None) -> RewindResult:
+    """The undo on a session this process holds open."""
+    info = info or service.get(writer.session_id)
+    s = _load(service, info)
+    last: RewindOp | None = s.timeline.last_undoable()
+    if last is None:
+        raise RewindRefused(f"session {info.id} has no rewind to undo")
+    done = last.rewind
+    result = RewindResult(info.id, int(done["to_seq"]) if done else None,
+                          done is not None, last.start is not None, False)
+    op = new_id("rw")
+    if last.start is not None:
+        ref_to = str(last.start.get("ref_from") or "")
+        if not s.repo.has(ref_to):
+            raise RewindRefused(f"the snapshot {ref_to} of that rewind is gone")
+        _restore(writer, s.repo, ref_to, op, result, undoes=last.op)
+    if done is not None:
+        count = len(s.transcript.messages)
+        rec: Record = {"type": "rewind", "undo": True, "to_seq": done.get("to_seq", 0),
+                       "to_message_id": done.get("to_message_id", ""),
+                       "abandoned_from_seq": int(done.get("abandoned_to_seq") or 0) + 1,
+                       "abandoned_to_seq": count,
+                       "restored_from_seq": done.get("abandoned_from_seq", 0),
+                       "restored_to_seq": done.get("abandoned_to_seq", 0), "undoes": last.op}
+        result.thread_id = _reseed(writer, s, settings, rec, op)
+    elif last.start is None:
+        raise RewindRefused("that rewind changed nothing to undo")
+    return result
+
+
+def _restore(writer: SessionWriter, repo: ShadowRepo, ref_to: str, op: str,
+             result: RewindResult, *, undoes: str | None) -> None:
+    safety = repo.snapshot("before rewind")
+    extra = {"undoes": undoes} if undoes else {}
+    writer.append("rewind_start", ref_from=safety.ref, ref_to=ref_to, op=op, **extra)
+    changes = repo.restore(safety.ref, ref_to)
+    writer.append("rewind_end", files_restored=changes.restored,
+                  files_deleted=changes.deleted, op=op)
+    result.files_restored, result.files_deleted = changes.restored, changes.deleted
+    result.undo_ref = safety.ref
+
+
+def _reseed(writer: SessionWriter, s: _Session, settings: Settings, rec: Record,
+            op: str) -> str:
+    """A new thread with the model's view once ``rec`` applies; then the records."""
+    from mttui.graph.seed import seed_thread, view_messages
+
+    t = s.transcript
+    t.last_compression, t.after_compression_from = t.rewinds.apply(
+        rec, t.messages, t.last_compression, t.after_compression_from)
+    summary, view = t.model_view()
+    thread_id = seed_thread(writer, settings, project=Path(s.info.project),
+                            checkpoints_path=s.checkpoints_path,
+                            messages=view_messages(summary, list(view)))
+    fields = {k: v for k, v in rec.items() if k != "type"}
+    writer.append_many([("rewind", {**fields, "thread_id": thread_id, "op": op}),
+                        ("session_update", {"thread_id": thread_id})])
+    return thread_id

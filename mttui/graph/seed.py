@@ -1,0 +1,99 @@
+"""A new LangGraph thread seeded with a given model's view (rewind, fork).
+
+No model is called: the graph is compiled around the offline model only to write
+the seed checkpoint, as the transcript-only resume does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mttui.config import Settings
+from mttui.session.records import new_id
+from mttui.session.transcript import in_model_view
+from mttui.session.writer import SessionWriter
+
+from .compression.summary import SUMMARY_HEADER
+from .journal import Journal
+from .messages import from_record
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+
+CLOSED = "interrupted: this call has no result in the conversation; it is not run again"
+
+
+def view_messages(summary: str | None, view: Sequence[Mapping[str, Any]]) -> list[BaseMessage]:
+    """LangChain messages of a view: the summary first, each tool result right after its
+    call (a call without a result gets a short closing result, a stray result is dropped)."""
+    from langchain_core.messages import HumanMessage, ToolMessage
+
+    shown = [m for m in view if in_model_view(m)]
+    results = {str(m.get("tool_call_id")): m for m in shown if m.get("role") == "tool"}
+    out: list[BaseMessage] = []
+    if summary is not None:
+        out.append(HumanMessage(content=SUMMARY_HEADER + summary, id=new_id("summary")))
+    for m in shown:
+        if m.get("role") == "tool":
+            continue
+        out.append(from_record(dict(m)))
+        for call in m.get("tool_calls") or []:
+            found = results.get(str(call.get("id")))
+            if found is not None:
+                out.append(from_record(dict(found)))
+            else:
+                out.append(ToolMessage(content=CLOSED, tool_call_id=call["id"],
+                                       name=call.get("name") or "", id=new_id("msg"),
+                                       status="error"))
+    return out
+
+
+def seed_thread(writer: SessionWriter, settings: Settings, *, project: Path,
+                checkpoints_path: Path, messages: list[BaseMessage],
+                thread_id: str | None = None) -> str:
+    """Write a new thread whose state holds ``messages``; returns its id. The log is
+    not written here: the caller appends the record naming the thread."""
+    from .agent import build_graph
+    from .checkpoints import open_saver
+    from .context import make_context
+    from .models.offline import OfflineChatModel
+
+    ctx = make_context(settings, OfflineChatModel(), project=project, journal=Journal(writer),
+                       remembered=set(), stop=threading.Event(), grace=0.0)
+    saver = open_saver(checkpoints_path)
+    try:
+        graph = build_graph(ctx, saver)
+        thread_id = thread_id or new_id("thread")
+        graph.update_state(
+            {"configurable": {"thread_id": thread_id}},
+            {"messages": messages, "pending_tool_calls": [], "completed_tool_calls": [],
+             "approval_requests": [], "needs_human_approval": False, "step_count": 0,
+             "stop_reason": "stopped", "run_id": ""},
+            as_node="observation",
+        )  # fmt: skip
+        return thread_id
+    finally:
+        saver.conn.close()
+
+
+def append_to_thread(writer: SessionWriter, settings: Settings, *, project: Path,
+                     checkpoints_path: Path, messages: list[BaseMessage]) -> None:
+    """Add ``messages`` to the session's current thread (after its last step), e.g. a
+    system note the model reads on its next turn. The caller logs them first."""
+    from .agent import build_graph
+    from .checkpoints import open_saver
+    from .context import make_context
+    from .models.offline import OfflineChatModel
+
+    ctx = make_context(settings, OfflineChatModel(), project=project, journal=Journal(writer),
+                       remembered=set(), stop=threading.Event(), grace=0.0)
+    saver = open_saver(checkpoints_path)
+    try:
+        graph = build_graph(ctx, saver)
+        config = {"configurable": {"thread_id": writer.thread_id}}
+        graph.update_state(config, {"messages": messages}, as_node="observation")  # type: ignore[arg-type]
+    finally:
+        saver.conn.close()

@@ -1,0 +1,286 @@
+"""The shadow repository of one project: ``$MTTUI_HOME/snapshots/<project-hash>/``.
+
+``GIT_DIR`` is the shadow directory and the work tree is the project, so the
+project's own ``.git`` is never read for objects or written (only its
+``info/exclude`` is copied, so that it is honoured like ``.gitignore``). Files over
+:data:`MAX_FILE_BYTES` are never added (they are reported as ``skipped``); git
+stores symlinks as links, so nothing outside the project is ever read.
+
+An unchanged tree costs one ``git status`` (the shadow index keeps stat info) and
+reuses the previous snapshot's commit.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..paths import ensure_dir, project_hash
+from .git import GitError, git_env, run_git
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+REF = "refs/heads/snapshots"
+_META = "mttui-last.json"
+
+
+def snapshots_dir(home: Path, phash: str) -> Path:
+    """Where the shadow repository of the project with hash ``phash`` lives."""
+    return Path(home) / "snapshots" / phash
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One snapshot: ``ref`` (a commit of the shadow repository), the number of files
+    it holds, and the files left out because they are over the size limit."""
+
+    ref: str
+    files: int
+    skipped: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a restore changes (or would change): paths relative to the project."""
+
+    restored: list[str]
+    deleted: list[str]
+
+
+class ShadowRepo:
+    """The file checkpoints of one project (every method blocks on ``git``)."""
+
+    def __init__(self, home: Path, project: Path) -> None:
+        self.project = Path(project).resolve()
+        self.home = Path(home)
+        self.git_dir = snapshots_dir(self.home, project_hash(self.project))
+        self.env = git_env(self.git_dir, self.project)
+
+    # -- plumbing -------------------------------------------------------------
+    def _git(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+        return run_git(self.env, self.project, *args, stdin=stdin, check=check)
+
+    @property
+    def exists(self) -> bool:
+        return (self.git_dir / "HEAD").exists()
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """One snapshot or restore at a time per project (two sessions may share it)."""
+        self._init()
+        fd = os.open(self.git_dir / "mttui.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            stale = self.git_dir / "index.lock"  # left by a killed git: we hold the lock
+            if stale.exists():
+                stale.unlink()
+            yield
+        finally:
+            os.close(fd)
+
+    def _init(self) -> None:
+        if self.exists:
+            return
+        ensure_dir(self.git_dir.parent)
+        ensure_dir(self.git_dir)
+        self._git("init", "-q")
+        self._git("symbolic-ref", "HEAD", REF)  # ``status`` compares with the last snapshot
+        self._git("config", "core.untrackedCache", "true")
+        self._git("config", "core.fsmonitor", "false")
+
+    def _sync_excludes(self) -> None:
+        """The project's ``.git/info/exclude`` (if any) as the shadow's own."""
+        src = self.project / ".git" / "info" / "exclude"
+        text = b""
+        try:
+            if src.is_file() and not src.is_symlink():
+                text = src.read_bytes()
+        except OSError:
+            text = b""
+        dst = self.git_dir / "info" / "exclude"
+        try:
+            current = dst.read_bytes()
+        except OSError:
+            current = None
+        if current != text:
+            ensure_dir(dst.parent)
+            dst.write_bytes(text)
+
+    def _big(self, rel: str) -> bool:
+        try:
+            st = (self.project / rel).lstat()
+        except OSError:
+            return False
+        import stat
+
+        return stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE_BYTES
+
+    def head(self) -> str | None:
+        out = self._git("rev-parse", "-q", "--verify", REF, check=False).strip()
+        return out.decode() or None
+
+    def has(self, ref: str) -> bool:
+        """Whether ``ref`` is a commit of this repository."""
+        if not self.exists or not ref:
+            return False
+        out = self._git("cat-file", "-t", ref, check=False).strip()
+        return out == b"commit"
+
+    # -- snapshot -------------------------------------------------------------
+    def snapshot(self, message: str = "snapshot") -> Snapshot:
+        """Snapshot the project's files now (reusing the last commit when nothing changed)."""
+        with self._locked():
+            self._sync_excludes()
+            status = self._git("status", "--porcelain=v1", "-z", "--untracked-files=all",
+                               "--no-renames", "--ignore-submodules=all")
+            changed: list[str] = []
+            untrack: list[str] = []
+            skipped: list[str] = []
+            for entry in status.split(b"\0"):
+                if len(entry) < 4:
+                    continue
+                code, rel = entry[:2].decode(), os.fsdecode(entry[3:])
+                if rel.endswith("/"):
+                    continue  # a nested repository: never added
+                if self._big(rel):
+                    skipped.append(rel)
+                    if code != "??":
+                        untrack.append(rel)
+                    continue
+                changed.append(rel)
+            head = self.head()
+            meta = self._meta()
+            if head is not None and not changed and not untrack and meta.get("ref") == head:
+                files = meta.get("files")
+                return Snapshot(head, files if isinstance(files, int) else 0, sorted(skipped))
+            if untrack:
+                self._git("rm", "--cached", "-q", "--ignore-unmatch",
+                          "--pathspec-from-file=-", "--pathspec-file-nul",
+                          stdin=_nul(untrack))
+            if changed:
+                self._git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul",
+                          stdin=_nul(changed))
+            tree = self._git("write-tree").strip().decode()
+            parent = ["-p", head] if head else []
+            commit = self._git("commit-tree", tree, *parent, "-m", message).strip().decode()
+            self._git("update-ref", REF, commit)
+            files = self._git("ls-files", "-z").count(b"\0")
+            self._save_meta({"ref": commit, "files": files})
+            return Snapshot(commit, files, sorted(skipped))
+
+    def _meta(self) -> dict[str, object]:
+        try:
+            data = json.loads((self.git_dir / _META).read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _save_meta(self, data: dict[str, object]) -> None:
+        tmp = self.git_dir / (_META + ".tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, self.git_dir / _META)
+
+    # -- comparing and restoring ------------------------------------------------
+    def changes(self, ref: str) -> Changes:
+        """What restoring ``ref`` would change now, read-only (a dry run)."""
+        self._sync_check(ref)
+        env = dict(self.env, GIT_OPTIONAL_LOCKS="0")
+        out = run_git(env, self.project, "diff", "--no-renames", "--name-status", "-z", ref)
+        restored, deleted = _split_diff(out, reverse=True)
+        untracked = run_git(env, self.project, "ls-files", "-o", "--exclude-standard", "-z")
+        for raw in untracked.split(b"\0"):
+            rel = os.fsdecode(raw)
+            if rel and not rel.endswith("/"):
+                deleted.append(rel)
+        return self._filter(restored, deleted)
+
+    def diff_between(self, ref_from: str, ref_to: str) -> Changes:
+        """What going from snapshot ``ref_from`` to snapshot ``ref_to`` changes."""
+        out = self._git("diff", "--no-renames", "--name-status", "-z", ref_from, ref_to)
+        restored, deleted = _split_diff(out, reverse=False)
+        return self._filter(restored, deleted)
+
+    def diff_stat(self, ref_from: str, ref_to: str) -> str:
+        """A short ``--stat`` summary between two snapshots."""
+        out = self._git("diff", "--stat=100", "--no-renames", ref_from, ref_to, check=False)
+        return out.decode("utf-8", "replace")
+
+    def restore(self, ref_from: str, ref_to: str) -> Changes:
+        """Bring the files from snapshot ``ref_from`` (the tree now) to ``ref_to``:
+        changed and deleted files get their content back, created ones are removed.
+        Ignored and skipped files are never touched."""
+        with self._locked():
+            changes = self.diff_between(ref_from, ref_to)
+            if changes.restored:
+                for rel in changes.restored:
+                    _clear_way(self.project, rel)
+                self._git("checkout", ref_to, "--pathspec-from-file=-", "--pathspec-file-nul",
+                          stdin=_nul(changes.restored))
+            for rel in changes.deleted:
+                path = self.project / rel
+                if os.path.lexists(path) and not path.is_dir() or path.is_symlink():
+                    path.unlink()
+                _prune_dirs(self.project, path.parent)
+            return changes
+
+    def _sync_check(self, ref: str) -> None:
+        if not self.has(ref):
+            raise GitError(f"no snapshot {ref}")
+
+    def _filter(self, restored: list[str], deleted: list[str]) -> Changes:
+        keep = [p for p in restored if _inside(p) and not self._big(p)]
+        gone = [p for p in deleted if _inside(p) and not self._big(p)]
+        return Changes(sorted(set(keep)), sorted(set(gone)))
+
+
+def _split_diff(out: bytes, *, reverse: bool) -> tuple[list[str], list[str]]:
+    """``--name-status -z`` → (restored, deleted) for a restore of the diff's *old*
+    side (``reverse``) or of its *new* side."""
+    parts = out.split(b"\0")
+    restored: list[str] = []
+    deleted: list[str] = []
+    for i in range(0, len(parts) - 1, 2):
+        status, rel = parts[i].decode()[:1], os.fsdecode(parts[i + 1])
+        if status in ("M", "T"):
+            restored.append(rel)
+        elif status == "A":
+            (deleted if reverse else restored).append(rel)
+        elif status == "D":
+            (restored if reverse else deleted).append(rel)
+    return restored, deleted
+
+
+def _nul(paths: list[str]) -> bytes:
+    return b"".join(os.fsencode(p) + b"\0" for p in paths)
+
+
+def _inside(rel: str) -> bool:
+    return bool(rel) and not rel.startswith("/") and ".." not in Path(rel).parts
+
+
+def _clear_way(project: Path, rel: str) -> None:
+    """Remove a symlink standing where a parent directory of ``rel`` must be, so that
+    a restore never writes through a link out of the project."""
+    current = project
+    for part in Path(rel).parts[:-1]:
+        current = current / part
+        if current.is_symlink() or (current.exists() and not current.is_dir()):
+            current.unlink()
+            return
+
+
+def _prune_dirs(project: Path, directory: Path) -> None:
+    """Remove ``directory`` and its parents while empty (never the project itself)."""
+    while directory != project and project in directory.parents:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        directory = directory.parent
+
+
+__all__ = ["MAX_FILE_BYTES", "Changes", "GitError", "ShadowRepo", "Snapshot", "snapshots_dir"]

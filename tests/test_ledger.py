@@ -1,0 +1,56 @@
+"""``mttui ledger``: a call killed mid-run is listed as interrupted; settling it tells the
+model once, on its next turn (a real SIGKILL at the dispatch, the scripted server)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from mttui.session.service import SessionService
+from tests.support.crash import FAULT_ENTRY
+from tests.support.fake_openai import FakeOpenAI, text, tools
+from tests.support.logs import records
+from tests.support.resume import cli, env
+from tests.support.timetravel import run_json
+
+
+def test_an_interrupted_call_is_settled_and_the_model_is_told(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.add(tools([("k1", "shell", {"command": "echo hi > hi.txt"})]))
+    keys = {"OPENAI_BASE_URL": fake_openai.url, "OPENAI_API_KEY": "sk-test"}
+    proc = subprocess.run([sys.executable, str(FAULT_ENTRY), "exec", "--approve", "all",
+                           "make hi"], cwd=project, capture_output=True, text=True,
+                          env=env(home, MTTUI_FAULT="after:tool_dispatch", **keys), timeout=60)
+    assert proc.returncode == -9
+    sid = SessionService(home, project).resolve("last").id
+    listed = run_json(home, project, "ledger", sid)
+    assert [(c["call_id"], c["state"], c["tool_name"]) for c in listed["calls"]] == [
+        ("k1", "interrupted", "shell")]
+    assert listed["calls"][0]["arguments"] == {"command": "echo hi > hi.txt"}
+    assert listed["calls"][0]["run_id"]
+    bad = cli(home, project, "ledger", sid, "nope", "mark-done")
+    assert bad.returncode == 1 and "not an interrupted tool call" in bad.stderr
+    fake_openai.add(text("resumed"))
+    r = cli(home, project, "exec", "--resume", sid, "--approve", "all", **keys)
+    assert r.returncode == 0, r.stderr
+    done = run_json(home, project, "ledger", sid, "k1", "mark-done", "--note", "file is there")
+    assert done["call"]["state"] == "done"
+    again = cli(home, project, "ledger", sid, "k1", "mark-failed")
+    assert again.returncode == 1 and "already settled" in again.stderr
+    assert [c["state"] for c in run_json(home, project, "ledger", sid)["calls"]] == ["done"]
+    log = records(SessionService(home, project).resolve(sid).path)
+    res = [r for r in log if r["type"] == "tool_resolution"]
+    assert res == [{**res[0], "call_id": "k1", "resolution": "done", "note": "file is there"}]
+    fake_openai.requests.clear()
+    fake_openai.add(text("noted"))
+    r = cli(home, project, "exec", "--session", sid, "--approve", "all", "next", **keys)
+    assert r.returncode == 0, r.stderr
+    notes = [m["content"] for m in fake_openai.requests[0]["messages"]
+             if m["role"] == "system" and "k1" in str(m["content"])]
+    assert len(notes) == 1 and "did run" in notes[0] and "file is there" in notes[0]
+    assert not (project / "hi.txt").exists() or (project / "hi.txt").read_text() == "hi\n"
+    dispatches = [r for r in records(SessionService(home, project).resolve(sid).path)
+                  if r["type"] == "tool_dispatch"]
+    assert len(dispatches) == 1  # never run again

@@ -30,7 +30,14 @@ from mttui.session.writer import SessionWriter
 from .approvals import ApprovalLedger
 from .context import GraphContext, SteerSource, make_context
 from .errors import ApprovalPendingError, RunnerError
-from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEvent, RunStarted
+from .events import (
+    ApprovalDecided,
+    ApprovalRequested,
+    MessageAdded,
+    Notice,
+    RunEvent,
+    RunStarted,
+)
 from .journal import Journal, scan_log
 from .live import LiveThread
 
@@ -79,6 +86,7 @@ class Runner:
         self.remembered: set[str] = set(facts.remembered)
         self.approvals = ApprovalLedger(written=set(facts.requests))
         self.steers: SteerSource | None = None  # see attach_steers
+        self._announced: tuple[Path, ...] = ()  # the AGENTS.md files last announced
 
     @classmethod
     def for_service(
@@ -329,6 +337,21 @@ class Runner:
                           config["configurable"]["thread_id"], self.approvals,
                           debug=self.settings.debug)  # fmt: skip
 
+    def _instructions(self) -> Notice | None:
+        """Rebuild the system prompt with the ``AGENTS.md`` files as they are now; the
+        "loaded" line when the set of files changed since the last announcement."""
+        from .instructions import load_instructions
+        from .prompt import system_prompt
+
+        assert self._ctx is not None
+        loaded = load_instructions(self.project)
+        self._ctx.system_prompt = system_prompt(self.project, loaded.section)
+        if loaded.files == self._announced:
+            return None
+        self._announced = loaded.files
+        line = loaded.loaded_line(self.project)
+        return Notice("info", line) if line else None
+
     def _drive(
         self,
         graph_input: GraphInput,
@@ -345,10 +368,13 @@ class Runner:
         self.approvals.forget()
         try:
             live = self._live()
+            loaded = self._instructions()
             if before_start:
                 yield from first
             self.writer.append_many(head)
             yield RunStarted(run_id)
+            if loaded is not None:
+                yield loaded
             if not before_start:
                 yield from first
             yield from drive_recorded(live, graph_input, run_id)

@@ -110,6 +110,9 @@ class SessionHandle:
         info = service.resolve(ref)
         if info.project_hash != service.project_hash:
             service = SessionService(service.layout.home, Path(info.project))
+        from .model_choice import session_settings
+
+        settings = session_settings(settings, info.chosen_model)  # its /model, unless --model
         writer = service.open_session(info.path)
         try:
             check_resumable(writer)
@@ -209,6 +212,14 @@ class SessionHandle:
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Compress the history the model sees now (``Compressed`` or a ``Notice``)."""
         return self.runner.compact(instructions)
+
+    def set_model(self, name: str) -> str:
+        """``/model NAME``: this session's model from the next run on, kept across
+        resumes (raises ``ModelChoiceError``); the model now in use."""
+        from .model_choice import choose_model
+
+        self.settings = choose_model(self.writer, self.runner, self.settings, name)
+        return self.settings.model
 
     def grants(self) -> list[str]:
         """The tools approved for the rest of this session (``remember``), sorted."""

@@ -43,6 +43,21 @@ class SessionStatus:
 
 
 @dataclass(frozen=True)
+class SessionUsage:
+    """Token totals of a session's runs (``run_end.usage``); ``cost_usd`` is ``None``
+    when no run was priced."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+
+    def as_json(self) -> dict[str, object]:
+        cost = None if self.cost_usd is None else round(self.cost_usd, 6)
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cost_usd": cost}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class SessionInfo:
     """One row of the session list."""
 
@@ -60,6 +75,9 @@ class SessionInfo:
     last_message_preview: str = ""
     compression_count: int = 0
     status: SessionStatus = field(default_factory=SessionStatus)
+    usage: SessionUsage = field(default_factory=SessionUsage)
+    chosen_model: str | None = None  # set with /model; kept across resumes
+    clear_count: int = 0
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -74,6 +92,7 @@ class SessionInfo:
             "thread_id": self.thread_id,
             "compression_count": self.compression_count,
             "status": self.status.as_json(),
+            "usage": self.usage.as_json(),
         }
 
 

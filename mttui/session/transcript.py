@@ -50,6 +50,7 @@ class Transcript:
     # pending inputs (pending.md), folded as the index projects them
     pending: Lane = field(default_factory=Lane)
     open_run: str | None = None  # run_id of a run_start without its run_end
+    cleared_from: int = 0  # /clear: the model sees nothing before this position
 
     def queued_ids(self) -> list[str]:
         """Queue items that still wait to run (held after a restart)."""
@@ -58,7 +59,7 @@ class Transcript:
     def model_view(self) -> tuple[str | None, list[Message]]:
         """``(summary, messages)`` the model sees: summary + kept + everything after."""
         if self.last_compression is None:
-            return None, list(self.messages)
+            return None, list(self.messages[self.cleared_from :])
         kept_ids = set(self.last_compression.get("kept_message_ids") or [])
         before = self.messages[: self.after_compression_from]
         kept = [m for m in before if m.get("id") in kept_ids]
@@ -126,6 +127,9 @@ def fold(
             t.last_compression = cast(Compression, rec)
             t.after_compression_from = len(t.messages)
             t.compressions += 1
+        elif kind == "session_clear":  # a new thread: the model starts from nothing
+            t.last_compression = None
+            t.cleared_from = t.after_compression_from = len(t.messages)
         elif kind == "approval_request":
             t.open_requests[rec.get("request_id", "")] = cast(ApprovalRequest, rec)
             t.requests_seen.add(rec.get("request_id", ""))

@@ -184,10 +184,16 @@ class SessionHandle:
     def run(self, text: str) -> Iterator[RunEvent]:
         """One user turn (raises ``ApprovalPendingError`` while an approval waits); a
         decided run the resume found unfinished goes on first."""
+        from .attachments import model_text, resolve
+
+        files = resolve(self.service.project, text)  # AttachmentError before anything
         if self._pending is not None:
             self._pending.next_turn()  # the user's own message ends a stop's hold on new items
         first = self.continuation()
         if first is None:
+            if files:
+                return self.runner.run(text, attachments=[f.record() for f in files],
+                                       model_text=model_text(text, files))
             return self.runner.run(text)
         return self._after(first, text)
 

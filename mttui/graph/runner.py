@@ -189,16 +189,24 @@ class Runner:
         """Forget cached execution state (call after changing the checkpoint directly)."""
         self.approvals.forget()
 
-    def run(self, text: str, *, message_id: str | None = None) -> Iterator[RunEvent]:
-        """One user turn. Raises :class:`ApprovalPendingError` while an approval waits."""
+    def run(self, text: str, *, message_id: str | None = None,
+            attachments: list[dict[str, Any]] | None = None,
+            model_text: str | None = None) -> Iterator[RunEvent]:
+        """One user turn. Raises :class:`ApprovalPendingError` while an approval waits.
+        ``attachments`` (``@file``s) are logged on the message; the model gets
+        ``model_text`` (the text with the files' blocks) instead of ``text``."""
         from .messages import new_message_id
 
-        user = {"id": message_id or new_message_id(), "role": "user", "content": text,
-                "status": "sent"}  # fmt: skip
-        yield from self.run_messages([user], ("transcript_message", {"message": user}))
+        user: dict[str, Any] = {"id": message_id or new_message_id(), "role": "user",
+                                "content": text, "status": "sent"}  # fmt: skip
+        if attachments:
+            user["attachments"] = attachments
+        yield from self.run_messages([user], ("transcript_message", {"message": user}),
+                                     model_text=model_text)  # fmt: skip
 
     def run_messages(
-        self, users: list[dict[str, Any]], record: tuple[str, dict[str, Any]]
+        self, users: list[dict[str, Any]], record: tuple[str, dict[str, Any]],
+        model_text: str | None = None,
     ) -> Iterator[RunEvent]:
         """A turn on user messages that ``record`` writes (with ``run_start``, one fsync):
         ``transcript_message``, or a pending input's ``pending_take``/``pending_read``
@@ -211,7 +219,8 @@ class Runner:
         if self.pending_approval() is not None:
             raise ApprovalPendingError("an approval is pending: answer it before sending more")
         run_id = new_id("run")
-        graph_input = user_input(str(users[0]["content"]), str(users[0]["id"]), run_id)
+        graph_input = user_input(model_text or str(users[0]["content"]), str(users[0]["id"]),
+                                 run_id)  # fmt: skip
         if record[0] == "pending_read":  # a batch of Steers: the model gets them as one
             graph_input["messages"] = [steer_message(u) for u in users]
         self.journal.stats.turns += 1

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypedDict
 
-from .record_types import ToolCall, Usage
+from .record_types import Attachment, ToolCall, Usage
 
 SearchScope = Literal["session", "project", "all"]
 
@@ -116,6 +116,7 @@ class MessageRow:
     tool_call_id: str | None = None
     name: str | None = None
     usage: Usage | None = None
+    attachments: list[Attachment] | None = None  # @files of a user message
 
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -132,6 +133,8 @@ class MessageRow:
             out["tool_call_id"] = self.tool_call_id
         if self.name:
             out["name"] = self.name
+        if self.attachments:
+            out["attachments"] = self.attachments
         return out
 
 

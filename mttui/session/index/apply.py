@@ -22,7 +22,7 @@ _CANON_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 PREVIEW_CHARS = 120
 # Pending states that still wait to run (pending.md); they make the "queued" badge.
 QUEUED_STATES = ("waiting", "held", "needs_retry")
-_EXTRA_KEYS = ("tool_calls", "tool_call_id", "name", "usage")
+_EXTRA_KEYS = ("tool_calls", "tool_call_id", "name", "usage", "attachments")
 
 
 def normalize_ts(value: object) -> str | None:

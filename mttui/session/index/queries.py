@@ -128,6 +128,7 @@ def _message(r: MessageColsRow) -> MessageRow:
         seq=r[0], id=r[1], role=r[2], content=r[3], status=r[4], created_at=r[5],
         tool_calls=extra.get("tool_calls"), tool_call_id=extra.get("tool_call_id"),
         name=extra.get("name"), usage=extra.get("usage"),
+        attachments=extra.get("attachments"),
     )  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from mttui.graph import events as ev
 from mttui.messages import BackToBrowser, OpenSession, RunEventMessage
 from mttui.session.models import HistoryPage, SearchHit, SearchScope
 from mttui.session.service import SessionService
+from mttui.widgets.completion import CompletionList
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.pending_lane import PendingLane
@@ -84,6 +85,7 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
         yield Static(id="chat-bar")
         yield HistoryView(self._page, id="history")
         yield PendingLane(id="pending-lane")
+        yield CompletionList(id="completion")  # / commands and @ files (chat_slash.py)
         yield PromptArea(placeholder="Message  (enter sends · ctrl+j newline · f1 help)",
                          id="prompt")
         s = self.settings

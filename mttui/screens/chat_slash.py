@@ -8,14 +8,19 @@ from dataclasses import dataclass
 from rich.markup import escape
 from textual import on, work
 from textual.message import Message
+from textual.widgets import TextArea
 
 from mttui.config import Settings
+from mttui.core.attachments import AttachmentError
+from mttui.core.attachments import check as check_files
+from mttui.core.project_files import ProjectFiles
 from mttui.core.slash import (
     Parsed,
     SlashContext,
     SlashOutcome,
     UnknownCommand,
     check,
+    completions,
     parse,
     run_command,
 )
@@ -24,6 +29,7 @@ from mttui.graph import events as ev
 from mttui.messages import RunEventMessage
 from mttui.session.errors import MttuiError
 from mttui.session.service import SessionService
+from mttui.widgets.completion import CompletionList, Trigger, trigger_at
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.status import StatusBar
@@ -50,16 +56,76 @@ class UsageShown(Message):
     cost: str
 
 
+@dataclass
+class FilesRanked(Message):
+    """The ``@`` list for ``trigger``, ranked in a worker."""
+
+    trigger: Trigger
+    files: list[str]
+
+
 class SlashChat(CompactChat):
-    """The slash-command side of the chat screen."""
+    """The slash-command side of the chat screen, and the ``/`` and ``@`` lists."""
 
     service: SessionService  # what the chat screen provides
     settings: Settings
+    files: ProjectFiles | None = None  # the project's files, read on the first "@"
+
+    def on_mount(self) -> None:
+        completion = self.query_one(CompletionList)
+        prompt = self.query_one(PromptArea)
+        prompt.completion, completion.target = completion, prompt
+
+    # -- the completion lists -------------------------------------------------------
+    @on(TextArea.Changed, "#prompt")
+    def _prompt_changed(self, event: TextArea.Changed) -> None:
+        self.update_completion()
+
+    def update_completion(self) -> None:
+        prompt = self.query_one(PromptArea)
+        completion = self.query_one(CompletionList)
+        row, col = prompt.cursor_location
+        trigger = trigger_at(prompt.document.get_line(row)[:col]) if prompt.text else None
+        if trigger is None:
+            completion.hide()
+        elif trigger.kind == "slash":
+            found = completions(trigger.query)
+            if len(found) == 1 and found[0].name == trigger.query:
+                completion.hide()  # typed in full: enter sends it
+                return
+            completion.show(trigger, [(f"/{c.name} ", f"/{c.name} {c.usage}".strip(),
+                                       c.summary) for c in found])  # fmt: skip
+        else:
+            self.rank_files(trigger)
+
+    @work(thread=True, exclusive=True, group="files", exit_on_error=False, name="@ files")
+    def rank_files(self, trigger: Trigger) -> None:
+        if self.files is None:
+            files = ProjectFiles(self.service.project)
+            files.load()
+            self.files = files
+        self.post_message(FilesRanked(trigger, self.files.rank(trigger.query)))
+
+    def on_files_ranked(self, message: FilesRanked) -> None:
+        prompt = self.query_one(PromptArea)
+        row, col = prompt.cursor_location
+        if trigger_at(prompt.document.get_line(row)[:col]) != message.trigger:
+            return  # typed on meanwhile: a newer ranking comes
+        rows = [(f'@"{f}" ' if " " in f else f"@{f} ", f, "") for f in message.files]
+        self.query_one(CompletionList).show(message.trigger, rows)
 
     def slash_submit(self, event: PromptArea.Submitted) -> bool:
         """Handle ``event`` when it is a command (``True``); ``False``: send it."""
+        self.query_one(CompletionList).hide()
         parsed = parse(event.text, self.settings.provider)
-        if parsed is None or parsed.name in SCREEN_COMMANDS:
+        if parsed is None:
+            try:  # a refused or missing @file: said now, the text stays to be corrected
+                check_files(self.service.project, event.text)
+            except AttachmentError as exc:
+                self.notify(escape(str(exc)), severity="error")
+                return True
+            return False
+        if parsed.name in SCREEN_COMMANDS:
             return False
         try:
             check(parsed)

@@ -66,10 +66,11 @@ class CompletionList(OptionList):
         if not rows:
             self.hide()
             return
+        width = max(len(r[1]) for r in rows)
         for _value, label, hint in rows:
             text = Text(label, style="bold", no_wrap=True, overflow="ellipsis")
             if hint:
-                text.append("  " + hint, style="dim")
+                text.append(" " * (width - len(label) + 2) + hint, style="dim")
             self.add_option(Option(text))
         self.highlighted = 0
         self.add_class("-visible")

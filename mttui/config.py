@@ -58,6 +58,9 @@ class Settings:
     offline_delay: float = 0.0  # seconds between the offline model's chunks (demos, tests)
     debug: bool = False  # tracebacks of failed runs on stderr
     keys: dict[str, str] = field(default_factory=dict)
+    # [pricing."MODEL"] input = …, output = … ($ per million tokens)
+    pricing: dict[str, tuple[float, float]] = field(default_factory=dict)
+    model_from_flag: bool = False  # --model given: it beats a session's /model choice
 
     def with_overrides(self, **changes: Any) -> Settings:
         return replace(self, **changes)
@@ -222,6 +225,8 @@ def load_settings(
     if "model" not in values:
         values["model"] = DEFAULT_MODELS[values["provider"]]
     values["keys"] = _keys(toml.get("keys"), config_path)
+    values["pricing"] = _pricing(toml.get("pricing"), config_path)
+    values["model_from_flag"] = given_by.get("model") == "--model"
     return Settings(**values)
 
 
@@ -233,3 +238,35 @@ def _keys(table: Any, path: Path) -> dict[str, str]:
     ):
         raise ConfigError(f'invalid [keys] in {path.name}: expected action = "key" strings')
     return dict(table)
+
+
+def price_of(settings: Settings, model: str | None = None) -> tuple[float, float] | None:
+    """``(input, output)`` dollars per million tokens of ``model`` (default: the
+    settings' model), or ``None`` when no price is configured."""
+    return settings.pricing.get(model or settings.model)
+
+
+def _pricing(table: Any, path: Path) -> dict[str, tuple[float, float]]:
+    if table is None:
+        return {}
+    bad = ConfigError(f'invalid [pricing] in {path.name}: expected [pricing."MODEL"] '
+                      "input = NUMBER, output = NUMBER (dollars per million tokens)")
+    if not isinstance(table, dict):
+        raise bad
+    out: dict[str, tuple[float, float]] = {}
+    for model, price in table.items():
+        if not isinstance(price, dict):
+            raise bad
+        try:
+            pair = (_price(price.get("input", 0)), _price(price.get("output", 0)))
+        except (TypeError, ValueError):
+            raise bad from None
+        out[str(model)] = pair
+    return out
+
+
+def _price(value: Any) -> float:
+    number = _to_float(value)
+    if number < 0:
+        raise ValueError("must not be negative")
+    return number

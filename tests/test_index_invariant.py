@@ -33,6 +33,10 @@ RECORD = st.one_of(
     st.tuples(st.just("pending"), st.integers(0, 3), st.sampled_from(PENDING)),
     st.tuples(st.just("session_update"), st.sampled_from(["title", "thread_id", "model"]), TEXTS),
     st.tuples(st.just("compression"), st.just(0), st.just(0)),
+    st.tuples(st.just("run_end"), st.integers(0, 500),
+              st.one_of(st.none(), st.floats(0, 1, allow_nan=False), st.just("bad"))),
+    st.tuples(st.just("session_clear"), st.integers(0, 3), st.none()),
+    st.tuples(st.just("chosen_model"), st.sampled_from(["m1", "m2"]), st.booleans()),
 )
 OPS = st.lists(
     st.one_of(
@@ -70,6 +74,13 @@ def _fields(spec: tuple[Any, ...], n: int) -> tuple[str, dict[str, Any]]:
         return _pending(b, a, n)
     if kind == "session_update":
         return "session_update", {a: b or "x"}
+    if kind == "run_end":
+        usage = {"input_tokens": a, "output_tokens": a // 3, "cost_usd": b}
+        return "run_end", {"run_id": "x", "status": "completed", "usage": usage}
+    if kind == "session_clear":
+        return "session_clear", {"thread_id": f"t{a}"}
+    if kind == "chosen_model":
+        return "session_update", {"model": a, **({"chosen": True} if b else {})}
     return "compression", {"summary": "s", "removed_count": 1, "kept_count": 1}
 
 

@@ -60,6 +60,15 @@ def _run(args: argparse.Namespace, service: SessionService, out: ExecOutput,
     if prompt is None and not args.resume:
         out.error("a PROMPT is required (only --resume S may go without one)")
         return Exit.USAGE
+    from .exec_slash import run_slash, slash_in
+
+    parsed = slash_in(prompt, settings)
+    if parsed is not None:  # handled here, never sent to the model
+        return run_slash(args, service, settings, parsed, ref, out, sigs)
+    if prompt is not None:  # a refused or missing @file: one line, exit 1, nothing sent
+        from mttui.core.attachments import check
+
+        check(service.project, prompt)
     if ref is None:
         assert prompt is not None
         handle = SessionHandle.create(service, settings, prompt)

@@ -110,6 +110,9 @@ class SessionHandle:
         info = service.resolve(ref)
         if info.project_hash != service.project_hash:
             service = SessionService(service.layout.home, Path(info.project))
+        from .model_choice import session_settings
+
+        settings = session_settings(settings, info.chosen_model)  # its /model, unless --model
         writer = service.open_session(info.path)
         try:
             check_resumable(writer)
@@ -181,10 +184,16 @@ class SessionHandle:
     def run(self, text: str) -> Iterator[RunEvent]:
         """One user turn (raises ``ApprovalPendingError`` while an approval waits); a
         decided run the resume found unfinished goes on first."""
+        from .attachments import model_text, resolve
+
+        files = resolve(self.service.project, text)  # AttachmentError before anything
         if self._pending is not None:
             self._pending.next_turn()  # the user's own message ends a stop's hold on new items
         first = self.continuation()
         if first is None:
+            if files:
+                return self.runner.run(text, attachments=[f.record() for f in files],
+                                       model_text=model_text(text, files))
             return self.runner.run(text)
         return self._after(first, text)
 
@@ -209,6 +218,14 @@ class SessionHandle:
     def compact(self, instructions: str | None = None) -> Iterator[RunEvent]:
         """Compress the history the model sees now (``Compressed`` or a ``Notice``)."""
         return self.runner.compact(instructions)
+
+    def set_model(self, name: str) -> str:
+        """``/model NAME``: this session's model from the next run on, kept across
+        resumes (raises ``ModelChoiceError``); the model now in use."""
+        from .model_choice import choose_model
+
+        self.settings = choose_model(self.writer, self.runner, self.settings, name)
+        return self.settings.model
 
     def grants(self) -> list[str]:
         """The tools approved for the rest of this session (``remember``), sorted."""

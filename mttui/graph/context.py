@@ -60,6 +60,7 @@ class GraphContext:
     steers: SteerSource | None = None  # Steers join at safe boundaries (pending_node)
     redactor: Redactor = field(default_factory=Redactor.from_env)  # secrets read once per run
     tool_progress: ToolProgress | None = None  # (call_id, capped tail) while a tool runs
+    price: tuple[float, float] | None = None  # $ per million input/output tokens (run_end)
 
     @property
     def tool_model(self) -> ChatRunnable:
@@ -91,6 +92,8 @@ def make_context(
     grace: float,
 ) -> GraphContext:
     """The context of one runner: ``raw_model`` gets the tools bound; settings are copied."""
+    from mttui.config import price_of
+
     from .prompt import system_prompt
     from .tools import TOOL_SCHEMAS
 
@@ -102,4 +105,5 @@ def make_context(
         compression_threshold=settings.compression_threshold,
         auto_compress=settings.auto_compress,
         redactor=Redactor.from_env(also={"OPENAI_API_KEY": settings.api_key}),
+        price=price_of(settings),
     )  # fmt: skip

@@ -12,5 +12,7 @@ steps. When a tool result says "denied", "cancelled" or "interrupted", do not re
 call on your own; say what happened and ask how to go on. Answer in concise Markdown."""
 
 
-def system_prompt(project: Path) -> str:
-    return SYSTEM_PROMPT.format(project=project)
+def system_prompt(project: Path, instructions: str = "") -> str:
+    """The base prompt, then the project instructions (``AGENTS.md``) when there are any."""
+    base = SYSTEM_PROMPT.format(project=project)
+    return f"{base}\n\n{instructions}" if instructions else base

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .events import ApprovalRequested, MessageAdded, Notice, RunEnded, RunEvent
 from .live import LiveThread
 from .messages import ToolPairingError, new_message_id
+from .run_usage import RunUsage
 
 if TYPE_CHECKING:
     from langgraph.types import Interrupt, StreamMode
@@ -53,7 +54,9 @@ def drive_recorded(live: LiveThread, graph_input: GraphInput, run_id: str) -> It
     id; one asked again after a restart is not re-recorded) and ``run_end``."""
     end: RunEnded | None = None
     request: ApprovalRequested | None = None
+    usage = RunUsage()
     for event in drive(live, graph_input, run_id):
+        usage.add(event)
         if isinstance(event, ApprovalRequested):
             request = event
             live.approvals.record(live.writer, event.request_id, event.run_id, event.tool_calls)
@@ -66,6 +69,7 @@ def drive_recorded(live: LiveThread, graph_input: GraphInput, run_id: str) -> It
     fields: dict[str, Any] = {"run_id": run_id, "status": end.status}
     if end.error:
         fields["error"] = end.error
+    fields["usage"] = usage.record(live.ctx.price)
     live.writer.append("run_end", **fields)
     yield end
 

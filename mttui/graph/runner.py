@@ -30,7 +30,14 @@ from mttui.session.writer import SessionWriter
 from .approvals import ApprovalLedger
 from .context import GraphContext, SteerSource, make_context
 from .errors import ApprovalPendingError, RunnerError
-from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEvent, RunStarted
+from .events import (
+    ApprovalDecided,
+    ApprovalRequested,
+    MessageAdded,
+    Notice,
+    RunEvent,
+    RunStarted,
+)
 from .file_checkpoint import file_checkpoints
 from .journal import Journal, scan_log
 from .live import LiveThread
@@ -82,6 +89,7 @@ class Runner:
         self.steers: SteerSource | None = None  # see attach_steers
         self.journal.before_dispatch = file_checkpoints(writer, self.project,
                                                         self.checkpoints_path)
+        self._announced: tuple[Path, ...] = ()  # the AGENTS.md files last announced
 
     @classmethod
     def for_service(
@@ -184,16 +192,24 @@ class Runner:
         """Forget cached execution state (call after changing the checkpoint directly)."""
         self.approvals.forget()
 
-    def run(self, text: str, *, message_id: str | None = None) -> Iterator[RunEvent]:
-        """One user turn. Raises :class:`ApprovalPendingError` while an approval waits."""
+    def run(self, text: str, *, message_id: str | None = None,
+            attachments: list[dict[str, Any]] | None = None,
+            model_text: str | None = None) -> Iterator[RunEvent]:
+        """One user turn. Raises :class:`ApprovalPendingError` while an approval waits.
+        ``attachments`` (``@file``s) are logged on the message; the model gets
+        ``model_text`` (the text with the files' blocks) instead of ``text``."""
         from .messages import new_message_id
 
-        user = {"id": message_id or new_message_id(), "role": "user", "content": text,
-                "status": "sent"}  # fmt: skip
-        yield from self.run_messages([user], ("transcript_message", {"message": user}))
+        user: dict[str, Any] = {"id": message_id or new_message_id(), "role": "user",
+                                "content": text, "status": "sent"}  # fmt: skip
+        if attachments:
+            user["attachments"] = attachments
+        yield from self.run_messages([user], ("transcript_message", {"message": user}),
+                                     model_text=model_text)  # fmt: skip
 
     def run_messages(
-        self, users: list[dict[str, Any]], record: tuple[str, dict[str, Any]]
+        self, users: list[dict[str, Any]], record: tuple[str, dict[str, Any]],
+        model_text: str | None = None,
     ) -> Iterator[RunEvent]:
         """A turn on user messages that ``record`` writes (with ``run_start``, one fsync):
         ``transcript_message``, or a pending input's ``pending_take``/``pending_read``
@@ -206,7 +222,8 @@ class Runner:
         if self.pending_approval() is not None:
             raise ApprovalPendingError("an approval is pending: answer it before sending more")
         run_id = new_id("run")
-        graph_input = user_input(str(users[0]["content"]), str(users[0]["id"]), run_id)
+        graph_input = user_input(model_text or str(users[0]["content"]), str(users[0]["id"]),
+                                 run_id)  # fmt: skip
         if record[0] == "pending_read":  # a batch of Steers: the model gets them as one
             graph_input["messages"] = [steer_message(u) for u in users]
         self.journal.stats.turns += 1
@@ -332,6 +349,21 @@ class Runner:
                           config["configurable"]["thread_id"], self.approvals,
                           debug=self.settings.debug)  # fmt: skip
 
+    def _instructions(self) -> Notice | None:
+        """Rebuild the system prompt with the ``AGENTS.md`` files as they are now; the
+        "loaded" line when the set of files changed since the last announcement."""
+        from .instructions import load_instructions
+        from .prompt import system_prompt
+
+        assert self._ctx is not None
+        loaded = load_instructions(self.project)
+        self._ctx.system_prompt = system_prompt(self.project, loaded.section)
+        if loaded.files == self._announced:
+            return None
+        self._announced = loaded.files
+        line = loaded.loaded_line(self.project)
+        return Notice("info", line) if line else None
+
     def _drive(
         self,
         graph_input: GraphInput,
@@ -348,10 +380,13 @@ class Runner:
         self.approvals.forget()
         try:
             live = self._live()
+            loaded = self._instructions()
             if before_start:
                 yield from first
             self.writer.append_many(head)
             yield RunStarted(run_id)
+            if loaded is not None:
+                yield loaded
             if not before_start:
                 yield from first
             yield from drive_recorded(live, graph_input, run_id)

@@ -26,6 +26,7 @@ from mttui.graph import events as ev
 from mttui.messages import BackToBrowser, OpenSession, RunEventMessage
 from mttui.session.models import HistoryPage, SearchHit, SearchScope
 from mttui.session.service import SessionService
+from mttui.widgets.completion import CompletionList
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.pending_lane import PendingLane
@@ -35,7 +36,6 @@ from mttui.widgets.status import StatusBar
 from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
-from .chat_compact import CompactChat
 from .chat_messages import (
     AskAgain,
     MarkersChanged,
@@ -47,10 +47,11 @@ from .chat_messages import (
     StatusNote,
     TitleChanged,
 )
+from .chat_slash import SlashChat
 from .search import SearchScreen
 
 
-class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat_pending.py
+class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lane: chat_pending
     DEFAULT_CSS = """
     ChatScreen #chat-bar { height: 1; background: $panel; padding: 0 1; }
     ChatScreen HistoryView { height: 1fr; }
@@ -84,6 +85,7 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
         yield Static(id="chat-bar")
         yield HistoryView(self._page, id="history")
         yield PendingLane(id="pending-lane")
+        yield CompletionList(id="completion")  # / commands and @ files (chat_slash.py)
         yield PromptArea(placeholder="Message  (enter sends · ctrl+j newline · f1 help)",
                          id="prompt")
         s = self.settings
@@ -220,6 +222,8 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
     @on(PromptArea.Submitted)
     def _submitted(self, event: PromptArea.Submitted) -> None:
         event.stop()
+        if self.slash_submit(event):  # /help /clear /model /usage /export /exit …
+            return
         command = event.text.strip()
         if command == "/compact" or command.startswith("/compact "):  # /compact [instructions]
             if self.start_compaction(command[len("/compact"):].strip() or None):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypedDict
 
-from .record_types import ToolCall, Usage
+from .record_types import Attachment, ToolCall, Usage
 
 SearchScope = Literal["session", "project", "all"]
 
@@ -43,6 +43,21 @@ class SessionStatus:
 
 
 @dataclass(frozen=True)
+class SessionUsage:
+    """Token totals of a session's runs (``run_end.usage``); ``cost_usd`` is ``None``
+    when no run was priced."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+
+    def as_json(self) -> dict[str, object]:
+        cost = None if self.cost_usd is None else round(self.cost_usd, 6)
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cost_usd": cost}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class SessionInfo:
     """One row of the session list."""
 
@@ -60,6 +75,9 @@ class SessionInfo:
     last_message_preview: str = ""
     compression_count: int = 0
     status: SessionStatus = field(default_factory=SessionStatus)
+    usage: SessionUsage = field(default_factory=SessionUsage)
+    chosen_model: str | None = None  # set with /model; kept across resumes
+    clear_count: int = 0
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -75,6 +93,7 @@ class SessionInfo:
             "compression_count": self.compression_count,
             "status": self.status.as_json(),
             "forked_from": self.forked_from(),
+            "usage": self.usage.as_json(),
         }
 
     def forked_from(self) -> dict[str, object] | None:
@@ -104,6 +123,7 @@ class MessageRow:
     tool_call_id: str | None = None
     name: str | None = None
     usage: Usage | None = None
+    attachments: list[Attachment] | None = None  # @files of a user message
 
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -120,6 +140,8 @@ class MessageRow:
             out["tool_call_id"] = self.tool_call_id
         if self.name:
             out["name"] = self.name
+        if self.attachments:
+            out["attachments"] = self.attachments
         return out
 
 

@@ -19,6 +19,7 @@ class _Saved:
     compression: Compression | None
     after_from: int
     length: int
+    cleared_from: int
 
 
 @dataclass
@@ -31,6 +32,13 @@ class RewindState:
     stack: list[_Saved] = field(default_factory=list)
     unresolved: bool = False  # a rewind to a message this fold does not hold
     count: int = 0
+    clears: list[int] = field(default_factory=list)  # positions of ``session_clear`` records
+    cleared_from: int = 0  # the model sees nothing before this position (``/clear``)
+
+    def clear(self, position: int) -> None:
+        """A ``session_clear`` at ``position``: the model starts from nothing there."""
+        self.clears.append(position)
+        self.cleared_from = position
 
     def apply(self, rec: Record, messages: list[Message], compression: Compression | None,
               after_from: int) -> tuple[Compression | None, int]:
@@ -40,6 +48,7 @@ class RewindState:
             if not self.stack:
                 return compression, after_from
             saved = self.stack.pop()
+            self.cleared_from = saved.cleared_from
             self.abandoned = set(saved.abandoned)
             self.abandoned.update(str(m.get("id")) for m in messages[saved.length:])
             return saved.compression, saved.after_from
@@ -48,11 +57,15 @@ class RewindState:
         if pos is None:
             self.unresolved = True
             return compression, after_from
-        self.stack.append(_Saved(set(self.abandoned), compression, after_from, len(messages)))
+        self.stack.append(_Saved(set(self.abandoned), compression, after_from, len(messages),
+                                 self.cleared_from))
         self.abandoned.update(str(m.get("id")) for m in messages[pos:])
-        then = [(n, c) for n, c in self.compressions if n <= pos]
+        # The view as it stood at ``pos``: after the clear then in force, and only the
+        # compressions made after that clear.
+        self.cleared_from = max((c for c in self.clears if c <= pos), default=0)
+        then = [(n, c) for n, c in self.compressions if self.cleared_from <= n <= pos]
         if not then:
-            return None, 0
+            return None, self.cleared_from
         return then[-1][1], then[-1][0]
 
     def visible(self, messages: list[Message]) -> list[Message]:

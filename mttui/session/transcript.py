@@ -51,7 +51,8 @@ class Transcript:
     # pending inputs (pending.md), folded as the index projects them
     pending: Lane = field(default_factory=Lane)
     open_run: str | None = None  # run_id of a run_start without its run_end
-    rewinds: RewindState = field(default_factory=RewindState)  # timetravel.md
+    # rewinds (timetravel.md) and /clear: which messages the model still sees
+    rewinds: RewindState = field(default_factory=RewindState)
 
     def queued_ids(self) -> list[str]:
         """Queue items that still wait to run (held after a restart)."""
@@ -60,7 +61,7 @@ class Transcript:
     def model_view(self) -> tuple[str | None, list[Message]]:
         """``(summary, messages)`` the model sees: summary + kept + everything after."""
         if self.last_compression is None:
-            return None, self.rewinds.visible(list(self.messages))
+            return None, self.rewinds.visible(list(self.messages[self.rewinds.cleared_from :]))
         kept_ids = set(self.last_compression.get("kept_message_ids") or [])
         before = self.messages[: self.after_compression_from]
         kept = [m for m in before if m.get("id") in kept_ids]
@@ -132,6 +133,10 @@ def fold(
         elif kind == "rewind":
             t.last_compression, t.after_compression_from = t.rewinds.apply(
                 rec, t.messages, t.last_compression, t.after_compression_from)
+        elif kind == "session_clear":  # a new thread: the model starts from nothing
+            t.last_compression = None
+            t.after_compression_from = len(t.messages)
+            t.rewinds.clear(len(t.messages))
         elif kind == "approval_request":
             t.open_requests[rec.get("request_id", "")] = cast(ApprovalRequest, rec)
             t.requests_seen.add(rec.get("request_id", ""))

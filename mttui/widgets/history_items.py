@@ -15,9 +15,10 @@ from typing import Any, Literal
 from mttui.session.markers import Marker
 from mttui.session.models import MessageRow
 
-Kind = Literal["user", "assistant", "tool", "compression", "warnings", "notice", "system"]
+Kind = Literal["user", "assistant", "tool", "compression", "warnings", "notice", "system",
+               "cleared"]
 EXPANDABLE = frozenset({"tool", "compression"})
-MARKER_KINDS = frozenset({"compression", "warnings"})
+MARKER_KINDS = frozenset({"compression", "warnings", "cleared"})
 
 # Short texts for resume codes when only the code is known (session_resumed records).
 WARNING_TEXT = {
@@ -146,6 +147,9 @@ def marker_item(marker: Marker) -> Item:
     if marker.kind == "compression":
         return Item("compression", f"k{marker.record_seq}", marker.anchor,
                     text=str(data.get("summary") or ""), data=data)
+    if marker.kind == "cleared":
+        return Item("cleared", f"c{marker.record_seq}", marker.anchor,
+                    text="cleared · the model starts over from here")
     return Item("warnings", f"w{marker.record_seq}", marker.anchor,
                 data={"mode": data.get("mode", ""), "warnings": warning_list(data)})
 

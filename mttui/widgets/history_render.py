@@ -98,6 +98,10 @@ def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
         return compression_block(item, pal)
     if kind == "warnings":
         return warnings_block(item, pal)
+    if kind == "cleared":
+        from rich.rule import Rule
+
+        return Rule(literal(item.text), style=pal.warning, characters="━")
     if kind == "notice":
         style = {"error": pal.error, "warning": pal.warning}.get(item.status, pal.dim)
         icon = {"error": "✗", "warning": "⚠"}.get(item.status, "·")

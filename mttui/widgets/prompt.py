@@ -7,6 +7,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from .completion import CompletionList
+
 
 class PromptArea(TextArea):
     """``enter`` sends; ``ctrl+j`` (every terminal) or ``shift+enter`` (terminals that
@@ -32,11 +34,16 @@ class PromptArea(TextArea):
     def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          placeholder=placeholder, highlight_cursor_line=False)
+        self.completion: CompletionList | None = None  # the / and @ list, when the screen has one
 
     async def on_key(self, event: events.Key) -> None:
         """Send/newline keys are handled here, in typing order: a priority binding would
         act before the characters typed just before it reach the text. ``prevent_default``
-        keeps the TextArea from inserting the key."""
+        keeps the TextArea from inserting the key. A shown completion list takes its keys."""
+        if self.completion is not None and self.completion.take_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         action = self._action_for(event.key)
         if action is not None:
             event.stop()

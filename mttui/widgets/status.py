@@ -36,6 +36,8 @@ class StatusBar(Widget):
     compressions: reactive[int] = reactive(0)
     note: reactive[str] = reactive("")
     grants: reactive[int] = reactive(0)  # tools approved for the session
+    context_left: reactive[int] = reactive(-1)  # % of token_limit left (-1: unknown)
+    cost: reactive[str] = reactive("")  # the session's cost, when prices are configured
 
     def __init__(self, *, provider: str, model: str, approval: str, token_limit: int,
                  id: str | None = None) -> None:
@@ -59,6 +61,11 @@ class StatusBar(Widget):
         line.append(label, style=style)
         used = ("~" if self.estimated else "") + tokens(self.used)
         line.append(f"   tokens {used} / {tokens(self.token_limit)}", style="")
+        if self.context_left >= 0:
+            low = self.context_left < 20
+            line.append(f" · {self.context_left}% left", style="bold yellow" if low else "")
+        if self.cost:
+            line.append(f" · {self.cost}", style="")
         line.append(f"   compressions {self.compressions}", style="dim" if not self.compressions
                     else "")
         line.append("   approval ", style="dim")

@@ -22,7 +22,7 @@ _CANON_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 PREVIEW_CHARS = 120
 # Pending states that still wait to run (pending.md); they make the "queued" badge.
 QUEUED_STATES = ("waiting", "held", "needs_retry")
-_EXTRA_KEYS = ("tool_calls", "tool_call_id", "name", "usage")
+_EXTRA_KEYS = ("tool_calls", "tool_call_id", "name", "usage", "attachments")
 
 
 def normalize_ts(value: object) -> str | None:
@@ -58,6 +58,10 @@ def preview_of(text: str, extra: Mapping[str, object] | None) -> str:
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
 
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 class SessionApplier:
     """Applies records of one session to its ``sessions`` row and child tables.
 
@@ -87,6 +91,8 @@ class SessionApplier:
             "tool_dispatch": self._on_tool_dispatch,
             "tool_outcome": self._on_tool_outcome,
             "compression": self._on_compression,
+            "run_end": self._on_run_end,
+            "session_clear": self._on_session_clear,
         }
 
     # -- records ---------------------------------------------------------------
@@ -121,6 +127,23 @@ class SessionApplier:
             row["model"] = model
         if isinstance(title, str) and title.strip():
             row["explicit_title"] = title.strip()
+        if rec.get("chosen") is True and isinstance(model, str):
+            row["chosen_model"] = model  # /model: kept across resumes
+        self._thread(rec.get("thread_id"))
+
+    def _on_run_end(self, offset: int, rec: Record, ts: str) -> None:
+        usage = rec.get("usage")
+        if not isinstance(usage, dict):
+            return
+        row = self.row
+        row["input_tokens"] += _count(usage.get("input_tokens"))
+        row["output_tokens"] += _count(usage.get("output_tokens"))
+        cost = usage.get("cost_usd")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            row["cost_usd"] = (row["cost_usd"] or 0.0) + float(cost)
+
+    def _on_session_clear(self, offset: int, rec: Record, ts: str) -> None:
+        self.row["clear_count"] += 1
         self._thread(rec.get("thread_id"))
 
     def _thread(self, thread_id: object) -> None:

@@ -12,7 +12,14 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import MttuiError
-from ..models import HistoryPage, MessageRow, SessionInfo, SessionPage, SessionStatus
+from ..models import (
+    HistoryPage,
+    MessageRow,
+    SessionInfo,
+    SessionPage,
+    SessionStatus,
+    SessionUsage,
+)
 from ..paths import Layout
 
 MAX_LIMIT = 1000
@@ -21,12 +28,14 @@ SESSION_COLS = (
     "id, title, project, project_hash, path, created_at, updated_at, message_count, provider, "
     "model, thread_id, last_message_preview, compression_count, awaiting_approval, "
     "interrupted_tools, queued_count, corrupt_lines"
+    ", input_tokens, output_tokens, cost_usd, chosen_model, clear_count"
 )
 _MSG_COLS = "msg_seq, id, role, text, status, created_at, extra"
 # a row of SESSION_COLS, and of _MSG_COLS
 SessionColsRow = tuple[
     str, str | None, str, str, str, str, str, int, str | None, str | None, str | None, str,
     int, int, int, int, int,
+    int, int, float | None, str | None, int,
 ]
 MessageColsRow = tuple[int, str, str, str, str, str, str | None]
 
@@ -45,6 +54,7 @@ def info_from_row(layout: Layout, r: SessionColsRow) -> SessionInfo:
             awaiting_approval=bool(r[13]), interrupted_tools=r[14], queued=r[15],
             corrupt_lines=r[16],
         ),
+        usage=SessionUsage(r[17], r[18], r[19]), chosen_model=r[20], clear_count=r[21],
     )  # fmt: skip
 
 
@@ -118,6 +128,7 @@ def _message(r: MessageColsRow) -> MessageRow:
         seq=r[0], id=r[1], role=r[2], content=r[3], status=r[4], created_at=r[5],
         tool_calls=extra.get("tool_calls"), tool_call_id=extra.get("tool_call_id"),
         name=extra.get("name"), usage=extra.get("usage"),
+        attachments=extra.get("attachments"),
     )  # fmt: skip
 
 

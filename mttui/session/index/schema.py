@@ -144,6 +144,11 @@ class SessionRow(TypedDict):
     file_mtime_ns: int
     deleting: int
     compression_offset: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    chosen_model: str | None
+    clear_count: int
 
 
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
@@ -183,8 +188,29 @@ DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo);
 DROP TABLE redo
 """
 
+# v4: usage totals of the runs (``run_end.usage``; ``cost_usd`` null until a run is
+# priced), the model chosen with ``/model`` and the number of ``/clear``s. Sessions
+# indexed before are re-read from their logs by the next catch-up.
+_V4 = """
+ALTER TABLE sessions ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN cost_usd REAL;
+ALTER TABLE sessions ADD COLUMN chosen_model TEXT;
+ALTER TABLE sessions ADD COLUMN clear_count INTEGER NOT NULL DEFAULT 0;
+CREATE TEMP TABLE redo4 AS SELECT sess FROM sessions WHERE deleting = 0;
+INSERT INTO messages_fts (messages_fts, rowid, text)
+    SELECT 'delete', rid, text FROM messages WHERE sess IN (SELECT sess FROM redo4);
+DELETE FROM messages WHERE sess IN (SELECT sess FROM redo4);
+DELETE FROM approvals WHERE sess IN (SELECT sess FROM redo4);
+DELETE FROM open_tools WHERE sess IN (SELECT sess FROM redo4);
+DELETE FROM pending WHERE sess IN (SELECT sess FROM redo4);
+DELETE FROM threads WHERE sess IN (SELECT sess FROM redo4);
+DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo4);
+DROP TABLE redo4
+"""
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _run_script(_V1), _run_script(_V2), _run_script(_V3)
+    _run_script(_V1), _run_script(_V2), _run_script(_V3), _run_script(_V4)
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

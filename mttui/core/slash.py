@@ -1,0 +1,243 @@
+"""Slash commands: one registry, one use-case call per command, for every face.
+
+The TUI prompt and ``mttui exec --session S "/…"`` both call :func:`parse` and
+:func:`run_command`; the face only shows the outcome (``text``), drives its
+``events`` (``/compact``) and acts on its ``action`` (``exit``, ``help``, …).
+A command is one :class:`Command` entry; others register theirs with
+:func:`register` (``/mcp``, ``/rewind``, ``/fork``).
+
+    parsed = parse(text, provider)       # None: a prompt for the model
+    outcome = run_command(parsed, ctx)   # SlashError: one line for the user
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mttui.graph.events import RunEvent
+from mttui.session.errors import MttuiError
+from mttui.session.service import SessionService
+
+from .handle import SessionHandle
+
+if TYPE_CHECKING:
+    from mttui.config import Settings
+
+# the offline model's own triggers reach it as prompts (runtime.md)
+OFFLINE_TRIGGERS = frozenset({"read", "ls", "grep", "write", "edit"})
+_WORD = re.compile(r"^/([A-Za-z][A-Za-z0-9_-]*)(?:\s+(.*))?$", re.DOTALL)
+
+
+class SlashError(MttuiError):
+    """A command that cannot run (one line); nothing was sent to the model."""
+
+
+class UnknownCommand(SlashError):
+    """``/word`` is no command (exit code 2 in ``exec``)."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    name: str
+    args: str
+
+
+@dataclass
+class SlashContext:
+    """What a command may use: the session (opened for writing only when needed)."""
+
+    service: SessionService
+    settings: Settings
+    session_id: str | None
+    open_handle: Callable[[], SessionHandle | None]  # the write lock; None: cannot write
+
+    def handle(self) -> SessionHandle:
+        """The session open for writing, its resume applied (``SlashError`` otherwise)."""
+        if self.session_id is None:
+            raise SlashError("no session yet: send a message first")
+        handle = self.open_handle()
+        if handle is None:
+            raise SlashError("the session is open for writing in another process")
+        handle.resume()
+        return handle
+
+    def need_session(self) -> str:
+        if self.session_id is None:
+            raise SlashError("no session yet: send a message first")
+        return self.session_id
+
+
+@dataclass(frozen=True)
+class SlashOutcome:
+    """What a command did: ``text`` to show, ``action`` for the face, ``events`` to drive."""
+
+    command: str
+    text: str = ""
+    action: str | None = None  # exit | help | cleared | model | compact | export | …
+    events: Iterator[RunEvent] | None = None
+    data: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    usage: str  # the arguments, e.g. "[NAME]"
+    summary: str
+    run: Callable[[SlashContext, str], SlashOutcome]
+
+
+REGISTRY: dict[str, Command] = {}
+
+
+def register(command: Command) -> None:
+    """Add (or replace) a command; the registry keeps insertion order for ``/help``."""
+    REGISTRY[command.name] = command
+
+
+def parse(text: str, provider: str = "") -> Parsed | None:
+    """The command in ``text``, or ``None`` when it is a prompt for the model (no
+    leading ``/word``, or an offline trigger while the offline model is in use)."""
+    m = _WORD.match(text.strip())
+    if m is None:
+        return None
+    name = m.group(1).lower()
+    if provider == "offline" and name in OFFLINE_TRIGGERS and name not in REGISTRY:
+        return None
+    return Parsed(name, (m.group(2) or "").strip())
+
+
+def check(parsed: Parsed) -> Command:
+    """The command of ``parsed``; :class:`UnknownCommand` when there is none."""
+    command = REGISTRY.get(parsed.name)
+    if command is None:
+        raise UnknownCommand(f"unknown command /{parsed.name} (try /help)")
+    return command
+
+
+def run_command(parsed: Parsed, ctx: SlashContext) -> SlashOutcome:
+    return check(parsed).run(ctx, parsed.args)
+
+
+def completions(prefix: str) -> list[Command]:
+    """Commands whose name starts with ``prefix`` (without the slash), in /help order."""
+    p = prefix.lstrip("/").lower()
+    return [c for c in REGISTRY.values() if c.name.startswith(p)]
+
+
+def help_text() -> str:
+    width = max(len(f"/{c.name} {c.usage}".strip()) for c in REGISTRY.values())
+    lines = ["commands:"]
+    for c in REGISTRY.values():
+        lines.append(f"  {f'/{c.name} {c.usage}'.strip():<{width}}  {c.summary}")
+    lines.append("keys: F1 or ? in the app lists every key binding")
+    return "\n".join(lines)
+
+
+# -- the commands -----------------------------------------------------------------------
+def _help(ctx: SlashContext, args: str) -> SlashOutcome:
+    return SlashOutcome("help", help_text(), action="help")
+
+
+def _clear(ctx: SlashContext, args: str) -> SlashOutcome:
+    from .clear import clear_session
+
+    handle = ctx.handle()
+    done = clear_session(handle.runner, handle.pending)
+    dropped = f" ({done.dropped} pending input(s) dropped)" if done.dropped else ""
+    return SlashOutcome("clear", f"cleared: the conversation starts over{dropped}",
+                        action="cleared", data={"thread_id": done.thread_id,
+                                                "dropped": done.dropped})  # fmt: skip
+
+
+def _compact(ctx: SlashContext, args: str) -> SlashOutcome:
+    from .compact import compact_events
+
+    events = compact_events(ctx.handle(), args or None)
+    return SlashOutcome("compact", action="compact", events=events)
+
+
+def _model(ctx: SlashContext, args: str) -> SlashOutcome:
+    if not args:
+        settings = ctx.settings
+        if ctx.session_id is not None:
+            info = ctx.service.get(ctx.session_id)
+            chosen = f" (chosen with /model: {info.chosen_model})" if info.chosen_model else ""
+            return SlashOutcome("model", f"model: {info.model or settings.model} "
+                                         f"({info.provider or settings.provider}){chosen}",
+                                data={"model": info.model})  # fmt: skip
+        return SlashOutcome("model", f"model: {settings.model} ({settings.provider})",
+                            data={"model": settings.model})  # fmt: skip
+    model = ctx.handle().set_model(args)
+    return SlashOutcome("model", f"model: {model} from the next run on", action="model",
+                        data={"model": model})  # fmt: skip
+
+
+def _permissions(ctx: SlashContext, args: str) -> SlashOutcome:
+    words = args.split()
+    if words[:1] == ["revoke"] and len(words) == 2:
+        if not ctx.handle().revoke_grant(words[1]):
+            raise SlashError(f"{words[1]} is not granted for this session")
+        return SlashOutcome("permissions", f"revoked: {words[1]} asks again")
+    if args:
+        raise SlashError("usage: /permissions [revoke TOOL]")
+    sid = ctx.need_session()
+    handle = ctx.open_handle()
+    grants = handle.grants() if handle is not None else _logged_grants(ctx, sid)
+    text = ("session grants: " + ", ".join(grants) + "  (revoke with /permissions revoke TOOL)"
+            if grants else "session grants: none")  # fmt: skip
+    return SlashOutcome("permissions", text, action="permissions", data={"grants": grants})
+
+
+def _logged_grants(ctx: SlashContext, sid: str) -> list[str]:
+    from mttui.graph.journal import scan_log
+
+    return sorted(scan_log(Path(ctx.service.get(sid).path)).remembered)
+
+
+def _usage(ctx: SlashContext, args: str) -> SlashOutcome:
+    from .usage import usage_view
+
+    view = usage_view(ctx.service, ctx.need_session(), ctx.settings.token_limit)
+    return SlashOutcome("usage", view.describe(), data={"usage": view.usage.as_json(),
+                                                        "context_left": view.context_left_pct})
+
+
+def _export(ctx: SlashContext, args: str) -> SlashOutcome:
+    sid = ctx.need_session()
+    target = Path(args).expanduser() if args else Path(f"mttui-{sid[:12]}.md")
+    if not target.is_absolute():
+        target = ctx.service.project / target
+    if target.exists():
+        raise SlashError(f"{target} exists: give /export another file name")
+    try:
+        import os
+
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
+            for chunk in ctx.service.export(sid, "markdown"):
+                fh.write(chunk)
+    except OSError as exc:
+        raise SlashError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return SlashOutcome("export", f"exported to {target}", action="export",
+                        data={"path": str(target)})
+
+
+def _exit(ctx: SlashContext, args: str) -> SlashOutcome:
+    return SlashOutcome("exit", action="exit")
+
+
+for _command in (
+    Command("help", "", "list commands and keys", _help),
+    Command("clear", "", "start over in this session (a new conversation)", _clear),
+    Command("compact", "[instructions]", "compress the history the model sees", _compact),
+    Command("model", "[NAME]", "show or switch this session's model", _model),
+    Command("permissions", "[revoke TOOL]", "session grants; revoke one", _permissions),
+    Command("usage", "", "this session's tokens, cost and context left", _usage),
+    Command("export", "[FILE]", "export the session as Markdown", _export),
+    Command("exit", "", "leave the app", _exit),
+):
+    register(_command)

@@ -23,7 +23,8 @@ from .context import GraphContext
 from .messages import assert_paired, new_message_id, to_record
 from .reasoning import call_model
 from .state import AgentState
-from .tools import decide, execute_tool, risk_of
+from .tools import execute_tool, risk_of
+from .tools.policy import decide_call
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -84,16 +85,20 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
                 "call_id": call["id"],
                 "tool_name": call["name"],
                 "arguments": call["args"],
-                "risk_level": risk_of(call["name"]),
+                "risk_level": ctx.risks.get(call["name"]) or risk_of(call["name"]),
                 "status": "approved",
                 "result": None,
                 "error_msg": None,
             }
-            verdict = "cancel" if stopped else decide(call["name"], ctx.approval, ctx.remembered)
+            verdict, rule = ("cancel", None) if stopped else decide_call(
+                call["name"], call["args"], ctx.approval, ctx.remembered,
+                rules=ctx.rules.current() if ctx.rules is not None else None,
+                project=ctx.project, risk=ctx.risks.get(call["name"]), sandboxed=ctx.sandboxed)
             if verdict == "cancel":
                 entry["status"] = "cancelled"
             elif verdict == "deny":
-                entry["status"], entry["error_msg"] = "denied", MESSAGES_POLICY
+                entry["status"] = "denied"
+                entry["error_msg"] = f"denied by rule `{rule}`" if rule else MESSAGES_POLICY
             elif verdict == "ask":
                 entry["status"] = "awaiting_approval"
                 asking.append(

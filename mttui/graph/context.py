@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .events import Emit
 from .journal import Journal
 from .redact import Redactor
+from .tools.rule_source import RuleSource
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -58,6 +59,9 @@ class GraphContext:
     compress_failures: int = 0
     steers: SteerSource | None = None  # Steers join at safe boundaries (pending_node)
     redactor: Redactor = field(default_factory=Redactor.from_env)  # secrets read once per run
+    rules: RuleSource | None = None  # permission rules (config + the project's saved ones)
+    sandboxed: bool = False  # shell calls run under bwrap (auto-edit runs them unasked)
+    risks: dict[str, str] = field(default_factory=dict)  # risk levels of extra (MCP) tools
 
     @property
     def tool_model(self) -> ChatRunnable:
@@ -87,6 +91,7 @@ def make_context(
     remembered: set[str],
     stop: threading.Event,
     grace: float,
+    home: Path | None = None,
 ) -> GraphContext:
     """The context of one runner: ``raw_model`` gets the tools bound; settings are copied."""
     from .prompt import system_prompt
@@ -100,4 +105,6 @@ def make_context(
         compression_threshold=settings.compression_threshold,
         auto_compress=settings.auto_compress,
         redactor=Redactor.from_env(also={"OPENAI_API_KEY": settings.api_key}),
+        rules=RuleSource.for_project(settings.permissions_allow, settings.permissions_deny,
+                                     home, project),
     )  # fmt: skip

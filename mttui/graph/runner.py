@@ -122,11 +122,18 @@ class Runner:
             remembered=self.remembered,
             stop=self._stop,
             grace=self.grace,
+            home=self._home(),
         )
         self._ctx.compress_failures = failures  # the circuit breaker survives a model switch
         self._ctx.steers = self.steers
         self._saver = open_saver(self.checkpoints_path)
         self._graph = build_graph(self._ctx, self._saver)
+
+    def _home(self) -> Path | None:
+        """The data home (``<home>/history/<project>/checkpoints.sqlite``), for the
+        project's saved permission rules."""
+        path = self.checkpoints_path
+        return path.parents[2] if path.parent.parent.name == "history" else None
 
     @property
     def graph(self) -> AgentGraph:

@@ -72,6 +72,14 @@ def _handler(command: str | None) -> Handler:
         from .queue import cmd_queue
 
         return cmd_queue
+    if command == "permissions":
+        from .permissions import cmd_permissions
+
+        return cmd_permissions
+    if command == "mcp":
+        from .mcp import cmd_mcp
+
+        return cmd_mcp
     from . import read
 
     handlers: dict[str, Handler] = {

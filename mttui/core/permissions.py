@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mttui.config import Settings
 from mttui.graph.journal import scan_log
-from mttui.graph.tools.rules import RuleError, parse_rule, propose_rule
+from mttui.graph.tools.rules import RuleError, RuleSet, parse_rule, propose_rule
 from mttui.session.errors import MttuiError
 from mttui.session.rules import add_rule, load_rules, remove_rule, rules_path
 from mttui.session.service import SessionService
@@ -122,6 +122,12 @@ class Permissions:
         finally:
             writer.close()
         return GrantEntry(tool, info.id)
+
+
+def rule_covers(rule: str, tool_name: str, arguments: object,
+                project: Path | None = None) -> bool:
+    """Whether the allow ``rule`` lets this call run without asking."""
+    return RuleSet(allow=(rule,)).verdict(tool_name, arguments, project) is not None
 
 
 def _mentions_grants(path: Path) -> bool:

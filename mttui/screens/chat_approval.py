@@ -54,7 +54,24 @@ class ApprovalChat(PendingChat):
             self._ask_on_screen, request, diffs)  # type: ignore[arg-type]
         if decision is None:
             return None
+        if decision.rules:
+            self.save_rules(decision.rules)
         return ApprovalAnswer(decision.decisions, decision.reason, tuple(decision.remember))
+
+    def save_rules(self, rules: list[str]) -> None:
+        """Worker thread: save "always allow in this project" rules (said in the chat)."""
+        from mttui.core.permissions import Permissions
+        from mttui.session.errors import MttuiError
+
+        perms = Permissions(self.chat.service, self.chat.settings)
+        for rule in rules:
+            try:
+                perms.save(rule)
+            except MttuiError as exc:
+                self.post_message(Note(f"rule {rule} not saved: {exc}", "error"))
+            else:
+                self.post_message(Note(f"saved rule {rule} for this project: matching calls "
+                                       "run without asking (revoke with /permissions)"))
 
     async def _ask_on_screen(self, request: ev.ApprovalRequested,
                              diffs: dict[str, str]) -> ApprovalDecision | None:

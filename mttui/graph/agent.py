@@ -153,6 +153,8 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
             if entry["status"] == "approved" and ctx.stop.is_set():
                 entry["status"] = "cancelled"
             if entry["status"] == "approved":
+                if entry["tool_name"] == "shell":
+                    sandbox_notice(ctx, emit)
                 ctx.run_journal.dispatch(emit, run_id, entry)  # fsynced before the side effect
                 res = execute_tool(
                     ctx.project,
@@ -160,6 +162,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
                     entry["arguments"],
                     stop=ctx.stop,
                     grace=ctx.grace,
+                    sandbox=ctx.sandbox,
                 )
                 status, text = res.status, res.output
             elif entry["status"] == "denied":
@@ -225,6 +228,17 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
     g.add_conditional_edges("observation", after_observation, ["compression", steers.NODE, END])
     g.add_conditional_edges(steers.NODE, steers.after, ["compression", END])
     return g.compile(checkpointer=checkpointer)
+
+
+def sandbox_notice(ctx: GraphContext, emit: Any) -> None:
+    """Once per runner: say that shell commands run unsandboxed (bwrap unusable)."""
+    from .events import Notice
+
+    if ctx.sandbox is not None and not ctx.sandbox_noticed:
+        ctx.sandbox_noticed = True
+        text = ctx.sandbox.notice()
+        if text:
+            emit(Notice("warning", text))
 
 
 def user_input(text: str, message_id: str, run_id: str) -> AgentState:

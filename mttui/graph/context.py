@@ -15,6 +15,7 @@ from .events import Emit
 from .journal import Journal
 from .redact import Redactor
 from .tools.rule_source import RuleSource
+from .tools.sandbox import Sandbox
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -60,8 +61,15 @@ class GraphContext:
     steers: SteerSource | None = None  # Steers join at safe boundaries (pending_node)
     redactor: Redactor = field(default_factory=Redactor.from_env)  # secrets read once per run
     rules: RuleSource | None = None  # permission rules (config + the project's saved ones)
-    sandboxed: bool = False  # shell calls run under bwrap (auto-edit runs them unasked)
+    sandbox: Sandbox | None = None  # shell calls under bwrap (auto-edit runs them unasked)
+    sandbox_noticed: bool = False  # the "sandbox off" notice was given (once per runner)
     risks: dict[str, str] = field(default_factory=dict)  # risk levels of extra (MCP) tools
+
+    @property
+    def sandboxed(self) -> bool:
+        """Shell commands really run in the sandbox (bwrap set and working)."""
+        return self.sandbox is not None and self.sandbox.active and (
+            self.sandbox.problem() is None)
 
     @property
     def tool_model(self) -> ChatRunnable:
@@ -107,4 +115,5 @@ def make_context(
         redactor=Redactor.from_env(also={"OPENAI_API_KEY": settings.api_key}),
         rules=RuleSource.for_project(settings.permissions_allow, settings.permissions_deny,
                                      home, project),
+        sandbox=Sandbox(settings.sandbox, settings.sandbox_network),
     )  # fmt: skip

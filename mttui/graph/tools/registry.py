@@ -10,6 +10,7 @@ from typing import Any
 
 from . import fs
 from .paths import ToolError, cap_output
+from .sandbox import Sandbox
 from .shell import run_shell
 
 RISK = {
@@ -98,6 +99,7 @@ def execute_tool(
     *,
     stop: threading.Event | None = None,
     grace: float = 2.0,
+    sandbox: Sandbox | None = None,
 ) -> ToolResult:
     """Run one call. Tool failures come back as an ``error`` result, never raised."""
     try:
@@ -107,7 +109,8 @@ def execute_tool(
             command = args.get("command")
             if not isinstance(command, str) or not command.strip():
                 raise ToolError("command is required")
-            res = run_shell(project, command, args.get("timeout"), stop=stop, grace=grace)
+            res = run_shell(project, command, args.get("timeout"), stop=stop, grace=grace,
+                            sandbox=sandbox)
             return ToolResult(res.status, res.output)
         table: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
             "read_file": (fs.read_file, ("path", "offset", "limit")),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..redact import without_secrets
 from .paths import cap_output
+from .sandbox import Sandbox, SandboxUnavailable
 
 DEFAULT_TIMEOUT = 120.0
 POLL = 0.05
@@ -51,14 +52,19 @@ def run_shell(
     *,
     stop: threading.Event | None = None,
     grace: float = 2.0,
+    sandbox: Sandbox | None = None,
 ) -> ShellResult:
     """Run ``command`` with ``bash -c``; output is stdout and stderr interleaved, capped."""
     limit = float(timeout) if timeout else DEFAULT_TIMEOUT
     # a command has no business seeing secrets (the model could print them)
     env = without_secrets(os.environ)
+    try:  # the sandbox's argv prefix (bwrap …); an unusable sandbox fails closed
+        prefix = sandbox.prefix(project) if sandbox is not None else []
+    except SandboxUnavailable as exc:
+        return ShellResult("error", f"error: {exc}", None)
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(
-            ["bash", "-c", command],
+            [*prefix, "bash", "-c", command],
             cwd=project,
             stdin=subprocess.DEVNULL,
             stdout=out,

@@ -1,4 +1,5 @@
-"""``mttui mcp [--json]``: MCP servers, their state and tools (placeholder until wired)."""
+"""``mttui mcp [--json]``: the configured MCP servers, their state and tools (starts
+them to list the tools, calls none)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,23 @@ from mttui.session.service import SessionService
 
 from .errors import Exit
 from .options import settings_from
-from .output import emit_json
+from .output import clip, emit_json, table, visible
 
 
 def cmd_mcp(args: argparse.Namespace, service: SessionService) -> int:
+    from mttui.core.mcp import mcp_status
+
     settings = settings_from(args)
-    servers: list[dict[str, object]] = [{"name": n, "state": "disabled", "error": None, "tools": []}
-               for n in settings.mcp_servers]
+    states = mcp_status(settings, service.project)
     if args.json:
-        emit_json({"servers": servers})
+        emit_json({"servers": [s.as_json() for s in states]})
+        return Exit.OK
+    if not states:
+        print("no MCP servers configured (add [mcp_servers.NAME] to config.toml)")
+        return Exit.OK
+    rows = []
+    for s in states:
+        detail = s.error or (", ".join(s.tools) if s.tools else "(no tools)")
+        rows.append([s.name, s.state, s.trust, clip(detail, 80)])
+    print(visible(table(["SERVER", "STATE", "TRUST", "TOOLS / ERROR"], rows)))
     return Exit.OK

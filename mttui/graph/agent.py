@@ -42,6 +42,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
 
     def reasoning(state: AgentState) -> dict[str, Any]:
         emit = get_stream_writer()
+        mcp_warnings(ctx, emit)
         if ctx.stop.is_set():
             return {"stop_reason": "stopped"}
         steps = state.get("step_count", 0)
@@ -163,6 +164,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
                     stop=ctx.stop,
                     grace=ctx.grace,
                     sandbox=ctx.sandbox,
+                    extra=ctx.mcp,
                 )
                 status, text = res.status, res.output
             elif entry["status"] == "denied":
@@ -239,6 +241,14 @@ def sandbox_notice(ctx: GraphContext, emit: Any) -> None:
         text = ctx.sandbox.notice()
         if text:
             emit(Notice("warning", text))
+
+
+def mcp_warnings(ctx: GraphContext, emit: Any) -> None:
+    """MCP servers that failed to start or died: one warning each, as a notice."""
+    from .events import Notice
+
+    for text in ctx.mcp.take_warnings() if ctx.mcp is not None else []:
+        emit(Notice("warning", text))
 
 
 def user_input(text: str, message_id: str, run_id: str) -> AgentState:

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     from mttui.config import Settings
 
+    from .mcp import McpManager
+
     ChatRunnable = Runnable[LanguageModelInput, BaseMessage]
 
 
@@ -63,6 +65,7 @@ class GraphContext:
     rules: RuleSource | None = None  # permission rules (config + the project's saved ones)
     sandbox: Sandbox | None = None  # shell calls under bwrap (auto-edit runs them unasked)
     sandbox_noticed: bool = False  # the "sandbox off" notice was given (once per runner)
+    mcp: McpManager | None = None  # the MCP servers (their tools are bound to the model)
     risks: dict[str, str] = field(default_factory=dict)  # risk levels of extra (MCP) tools
 
     @property
@@ -100,13 +103,15 @@ def make_context(
     stop: threading.Event,
     grace: float,
     home: Path | None = None,
+    mcp: McpManager | None = None,
 ) -> GraphContext:
     """The context of one runner: ``raw_model`` gets the tools bound; settings are copied."""
     from .prompt import system_prompt
     from .tools import TOOL_SCHEMAS
 
+    extra = mcp.schemas() if mcp is not None else []
     return GraphContext(
-        model=raw_model.bind_tools(TOOL_SCHEMAS), summarizer=raw_model, project=project,
+        model=raw_model.bind_tools([*TOOL_SCHEMAS, *extra]), summarizer=raw_model, project=project,
         journal=journal, system_prompt=system_prompt(project), approval=settings.approval,
         max_steps=settings.max_steps_per_run, grace=grace, base_url=settings.base_url,
         remembered=remembered, stop=stop, token_limit=settings.token_limit,
@@ -116,4 +121,5 @@ def make_context(
         rules=RuleSource.for_project(settings.permissions_allow, settings.permissions_deny,
                                      home, project),
         sandbox=Sandbox(settings.sandbox, settings.sandbox_network),
+        mcp=mcp, risks=mcp.risks() if mcp is not None else {},
     )  # fmt: skip

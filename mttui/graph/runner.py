@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from mttui.session.service import SessionService
 
+    from .mcp import McpManager
     from .state import AgentGraph, GraphInput
 
 __all__ = ["ApprovalPendingError", "ModelFactory", "Runner", "RunnerError"]
@@ -79,6 +80,7 @@ class Runner:
         self.remembered: set[str] = set(facts.remembered)
         self.approvals = ApprovalLedger(written=set(facts.requests))
         self.steers: SteerSource | None = None  # see attach_steers
+        self._mcp: McpManager | None = None  # the MCP servers, started by prepare()
 
     @classmethod
     def for_service(
@@ -114,6 +116,11 @@ class Runner:
         except ModelConfigError as exc:
             raise RunnerError(str(exc)) from None
         failures = self._ctx.compress_failures if self._ctx is not None else 0
+        if self._mcp is None and self.settings.mcp_servers:  # servers start with the 1st run
+            from .mcp import McpManager
+
+            self._mcp = McpManager(self.settings.mcp_servers, self.project)
+            self._mcp.start()
         self._ctx = make_context(
             self.settings,
             raw,
@@ -123,6 +130,7 @@ class Runner:
             stop=self._stop,
             grace=self.grace,
             home=self._home(),
+            mcp=self._mcp,
         )
         self._ctx.compress_failures = failures  # the circuit breaker survives a model switch
         self._ctx.steers = self.steers
@@ -321,6 +329,9 @@ class Runner:
     def close(self) -> None:
         """Close the checkpoint connection (the writer stays the caller's)."""
         self.approvals.forget()
+        if self._mcp is not None:
+            self._mcp.close()
+            self._mcp = None
         if self._saver is not None:
             self._saver.conn.close()
             self._saver = None

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from . import fs
 from .paths import ToolError, cap_output
@@ -77,6 +77,13 @@ def risk_of(tool_name: str) -> str:
     return RISK.get(tool_name, "medium")
 
 
+class ExtraTools(Protocol):
+    """Tools from elsewhere (MCP servers): ``mcp__<server>__<tool>``."""
+
+    def call(self, name: str, args: dict[str, Any], *, stop: threading.Event | None = None,
+             grace: float = 2.0) -> tuple[str, str]: ...
+
+
 @dataclass(frozen=True)
 class ToolResult:
     status: str  # success | error | interrupted
@@ -100,11 +107,15 @@ def execute_tool(
     stop: threading.Event | None = None,
     grace: float = 2.0,
     sandbox: Sandbox | None = None,
+    extra: ExtraTools | None = None,
 ) -> ToolResult:
     """Run one call. Tool failures come back as an ``error`` result, never raised."""
     try:
         if not isinstance(args, dict):
             raise ToolError("arguments must be a JSON object")
+        if tool_name.startswith("mcp__") and extra is not None:
+            status, text = extra.call(tool_name, args, stop=stop, grace=grace)
+            return ToolResult(status, cap_output(text))
         if tool_name == "shell":
             command = args.get("command")
             if not isinstance(command, str) or not command.strip():

@@ -22,6 +22,7 @@ written anywhere by mttui.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -61,6 +62,12 @@ class Settings:
     # [pricing."MODEL"] input = …, output = … ($ per million tokens)
     pricing: dict[str, tuple[float, float]] = field(default_factory=dict)
     model_from_flag: bool = False  # --model given: it beats a session's /model choice
+    # essentials: permission rules, sandbox, MCP servers (see essentials.md)
+    permissions_allow: tuple[str, ...] = ()
+    permissions_deny: tuple[str, ...] = ()
+    sandbox: str | None = None  # off | workspace; None: workspace when bwrap works
+    sandbox_network: bool = False
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def with_overrides(self, **changes: Any) -> Settings:
         return replace(self, **changes)
@@ -227,6 +234,7 @@ def load_settings(
     values["keys"] = _keys(toml.get("keys"), config_path)
     values["pricing"] = _pricing(toml.get("pricing"), config_path)
     values["model_from_flag"] = given_by.get("model") == "--model"
+    values.update(_essentials(toml, config_path, flags or {}, env))
     return Settings(**values)
 
 
@@ -270,3 +278,80 @@ def _price(value: Any) -> float:
     if number < 0:
         raise ValueError("must not be negative")
     return number
+# -- essentials: [permissions], sandbox, [mcp_servers.NAME] ---------------------------
+SANDBOX_MODES = ("off", "workspace")
+_RULE = re.compile(r"^[A-Za-z0-9_*?.\-]+(\(.+\))?$", re.S)
+
+
+def _rule_list(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"invalid {where}: expected a list of rule strings")
+    for rule in value:
+        if not _RULE.match(rule.strip()):
+            raise ConfigError(f"invalid {where}: {rule!r} is not TOOL or TOOL(glob)")
+    return tuple(v.strip() for v in value)
+
+
+def _mcp_servers(table: Any, path: Path) -> dict[str, dict[str, Any]]:
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"invalid [mcp_servers] in {path.name}: expected tables")
+    out: dict[str, dict[str, Any]] = {}
+    for name, server in table.items():
+        where = f"[mcp_servers.{name}] in {path.name}"
+        if not re.match(r"^[A-Za-z0-9_-]+$", name) or "__" in name:
+            raise ConfigError(f"invalid {where}: use letters, digits, - and single _")
+        if not isinstance(server, dict):
+            raise ConfigError(f"invalid {where}: expected a table")
+        has_cmd, has_url = isinstance(server.get("command"), str), isinstance(
+            server.get("url"), str)
+        if has_cmd == has_url:
+            raise ConfigError(f"invalid {where}: give either command (stdio) or url (HTTP)")
+        args = server.get("args", [])
+        env = server.get("env", {})
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ConfigError(f"invalid {where}: args must be a list of strings")
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise ConfigError(f"invalid {where}: env must map names to strings")
+        trust = server.get("trust", "ask")
+        if trust not in ("ask", "read"):
+            raise ConfigError(f"invalid {where}: trust must be ask or read")
+        enabled = server.get("enabled", True)
+        if not isinstance(enabled, bool):
+            raise ConfigError(f"invalid {where}: enabled must be true or false")
+        out[name] = {"command": server.get("command"), "args": list(args), "env": dict(env),
+                     "url": server.get("url"), "trust": trust, "enabled": enabled}
+    return out
+
+
+def _essentials(toml: Mapping[str, Any], path: Path, flags: Mapping[str, Any],
+                env: Mapping[str, str]) -> dict[str, Any]:
+    perms = toml.get("permissions")
+    if perms is not None and not isinstance(perms, dict):
+        raise ConfigError(f"invalid [permissions] in {path.name}: expected a table")
+    perms = perms or {}
+    out: dict[str, Any] = {
+        "permissions_allow": _rule_list(perms.get("allow"), f"[permissions] allow in {path.name}"),
+        "permissions_deny": _rule_list(perms.get("deny"), f"[permissions] deny in {path.name}"),
+        "mcp_servers": _mcp_servers(toml.get("mcp_servers"), path),
+    }
+    for raw, source in ((flags.get("sandbox"), "--sandbox"),
+                        (env.get("MTTUI_SANDBOX"), "MTTUI_SANDBOX"),
+                        (toml.get("sandbox"), f"{path.name}: sandbox")):
+        if raw is None or raw == "":
+            continue
+        try:
+            out["sandbox"] = _choice(SANDBOX_MODES)(raw)
+        except ValueError as exc:
+            raise ConfigError(f"invalid {source} {raw!r}: {exc}") from None
+        break
+    network = toml.get("sandbox_network")
+    if network is not None:
+        try:
+            out["sandbox_network"] = _to_bool(network)
+        except ValueError as exc:
+            raise ConfigError(f"invalid {path.name}: sandbox_network: {exc}") from None
+    return out

@@ -238,7 +238,7 @@ def test_kill_9_during_a_tool_then_resume_never_reruns_it(home: Path, project: P
     proc = subprocess.Popen(
         _cmd("--json", "--approval", "yolo", "!" + cmd),
         cwd=project,
-        env=_env(home),
+        env=_env(home, MTTUI_SANDBOX="off"),  # the tool's pid is the host's (killed below)
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

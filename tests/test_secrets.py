@@ -78,6 +78,7 @@ def test_a_printed_environment_is_redacted_everywhere(
         text(f"again: {KEY}!", pieces=len(KEY)),
     )
     env = _secret_env(home, fake_openai.url)
+    env["MTTUI_SANDBOX"] = "off"  # the sandbox would hide the parent's environ altogether
     first = _cli(home, project, env, "exec", "--json", "--approve", "all", "show me the env")
     assert first.returncode == 0, first.stderr
     started = json.loads(first.stdout.splitlines()[0])

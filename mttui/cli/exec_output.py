@@ -129,6 +129,8 @@ class ExecOutput:
             fields = {"error": ev.error} if ev.error else {}
             self.event("run_end", run_id=ev.run_id, status=ev.status, **fields)
         elif isinstance(ev, Notice):
+            if ev.level == "warning":  # MCP servers failing, the sandbox off (essentials.md)
+                self.event("warning", message=ev.text)
             self.err.write(f"mttui: {ev.text}\n")
             self.err.flush()
 

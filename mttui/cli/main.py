@@ -76,6 +76,14 @@ def _handler(command: str | None) -> Handler:
         from .time_travel import handler
 
         return handler(command)
+    if command == "permissions":
+        from .permissions import cmd_permissions
+
+        return cmd_permissions
+    if command == "mcp":
+        from .mcp import cmd_mcp
+
+        return cmd_mcp
     from . import read
 
     handlers: dict[str, Handler] = {

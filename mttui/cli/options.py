@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from mttui.config import Settings
 
-FLAGS = ("provider", "model", "base_url", "approval")
+FLAGS = ("provider", "model", "base_url", "approval", "sandbox")
 
 
 def settings_from(args: argparse.Namespace, **forced: str) -> Settings:

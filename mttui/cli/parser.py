@@ -21,6 +21,10 @@ settings (flag > environment > config.toml > default):
   max_steps_per_run      MTTUI_MAX_STEPS                  50
   max_retries            MTTUI_MAX_RETRIES                2
   timeout                MTTUI_TIMEOUT                    120 (seconds per model request)
+  sandbox                --sandbox, MTTUI_SANDBOX         off | workspace (workspace if bwrap works)
+  sandbox_network        config.toml only                 false (network inside the sandbox)
+  [permissions]          config.toml: allow = [...], deny = [...]   rules: TOOL or TOOL(glob)
+  [mcp_servers.NAME]     config.toml: command/args/env or url, trust = ask|read, enabled
 data: MTTUI_HOME (default: the platform's user data dir); MTTUI_DEBUG=1 shows tracebacks.
 exit codes: 0 done, 1 failed, 2 usage, 3 needs approval, 4 session locked, 5 not found.
 """
@@ -36,6 +40,8 @@ def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument(
         "--approval", default=d, choices=["ask", "auto-edit", "yolo", "deny"], help="approval mode"
     )
+    parser.add_argument("--sandbox", default=d, choices=["off", "workspace"],
+                        help="run shell commands under bubblewrap (workspace when bwrap works)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repair", action="store_true")
     p.add_argument("--json", action="store_true")
     _time_travel(cmd)
+    _essentials_parser(cmd)
     return parser
 
 
@@ -157,6 +164,20 @@ def _time_travel(cmd: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("action", nargs="?", choices=["mark-done", "mark-failed", "rerun"])
     p.add_argument("--note")
     p.add_argument("--approve", choices=["ask", "all", "none"], default="ask")
+    p.add_argument("--json", action="store_true")
+
+
+def _essentials_parser(cmd: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """``permissions`` and ``mcp`` (essentials.md)."""
+    p = cmd("permissions", "list permission rules and session grants; revoke one")
+    p.add_argument("--json", action="store_true")
+    ps = p.add_subparsers(dest="permissions_command", metavar="ACTION")
+    r = ps.add_parser("revoke", help="remove a saved project rule (or, with --session, "
+                      "a session grant)")
+    _common(r, suppress=True)
+    r.add_argument("rule", metavar="RULE")
+    r.add_argument("--session", metavar="S", help="revoke the grant of tool RULE in S")
+    p = cmd("mcp", "list MCP servers, their state and tools (starts them, calls none)")
     p.add_argument("--json", action="store_true")
 
 

@@ -23,7 +23,8 @@ from .context import GraphContext
 from .messages import assert_paired, new_message_id, to_record
 from .reasoning import call_model
 from .state import AgentState
-from .tools import decide, execute_tool, risk_of
+from .tools import execute_tool, risk_of
+from .tools.policy import decide_call
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -41,6 +42,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
 
     def reasoning(state: AgentState) -> dict[str, Any]:
         emit = get_stream_writer()
+        mcp_warnings(ctx, emit)
         if ctx.stop.is_set():
             return {"stop_reason": "stopped"}
         steps = state.get("step_count", 0)
@@ -84,16 +86,20 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
                 "call_id": call["id"],
                 "tool_name": call["name"],
                 "arguments": call["args"],
-                "risk_level": risk_of(call["name"]),
+                "risk_level": ctx.risks.get(call["name"]) or risk_of(call["name"]),
                 "status": "approved",
                 "result": None,
                 "error_msg": None,
             }
-            verdict = "cancel" if stopped else decide(call["name"], ctx.approval, ctx.remembered)
+            verdict, rule = ("cancel", None) if stopped else decide_call(
+                call["name"], call["args"], ctx.approval, ctx.remembered,
+                rules=ctx.rules.current() if ctx.rules is not None else None,
+                project=ctx.project, risk=ctx.risks.get(call["name"]), sandboxed=ctx.sandboxed)
             if verdict == "cancel":
                 entry["status"] = "cancelled"
             elif verdict == "deny":
-                entry["status"], entry["error_msg"] = "denied", MESSAGES_POLICY
+                entry["status"] = "denied"
+                entry["error_msg"] = f"denied by rule `{rule}`" if rule else MESSAGES_POLICY
             elif verdict == "ask":
                 entry["status"] = "awaiting_approval"
                 asking.append(
@@ -148,6 +154,8 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
             if entry["status"] == "approved" and ctx.stop.is_set():
                 entry["status"] = "cancelled"
             if entry["status"] == "approved":
+                if entry["tool_name"] == "shell":
+                    sandbox_notice(ctx, emit)
                 ctx.run_journal.dispatch(emit, run_id, entry)  # fsynced before the side effect
                 res = execute_tool(
                     ctx.project,
@@ -157,6 +165,8 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
                     grace=ctx.grace,
                     progress=ctx.tool_progress,
                     call_id=entry["call_id"],
+                    sandbox=ctx.sandbox,
+                    extra=ctx.mcp,
                 )
                 status, text = res.status, res.output
             elif entry["status"] == "denied":
@@ -225,6 +235,25 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
     g.add_conditional_edges("observation", after_observation, ["compression", steers.NODE, END])
     g.add_conditional_edges(steers.NODE, steers.after, ["compression", END])
     return g.compile(checkpointer=checkpointer)
+
+
+def sandbox_notice(ctx: GraphContext, emit: Any) -> None:
+    """Once per runner: say that shell commands run unsandboxed (bwrap unusable)."""
+    from .events import Notice
+
+    if ctx.sandbox is not None and not ctx.sandbox_noticed:
+        ctx.sandbox_noticed = True
+        text = ctx.sandbox.notice()
+        if text:
+            emit(Notice("warning", text))
+
+
+def mcp_warnings(ctx: GraphContext, emit: Any) -> None:
+    """MCP servers that failed to start or died: one warning each, as a notice."""
+    from .events import Notice
+
+    for text in ctx.mcp.take_warnings() if ctx.mcp is not None else []:
+        emit(Notice("warning", text))
 
 
 def user_input(text: str, message_id: str, run_id: str) -> AgentState:

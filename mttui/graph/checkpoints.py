@@ -43,6 +43,13 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def data_home(checkpoints_path: Path) -> Path | None:
+    """The data home of ``<home>/history/<project>/checkpoints.sqlite`` (where the
+    project's saved permission rules live), or ``None`` for a database elsewhere."""
+    path = checkpoints_path
+    return path.parents[2] if path.parent.parent.name == "history" else None
+
+
 def open_saver(path: Path) -> Any:
     """A ``SqliteSaver`` on ``path`` (tables created)."""
     from langgraph.checkpoint.sqlite import SqliteSaver

@@ -15,6 +15,8 @@ from .events import Emit
 from .journal import Journal
 from .redact import Redactor
 from .tools.progress import ToolProgress
+from .tools.rule_source import RuleSource
+from .tools.sandbox import Sandbox
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from langchain_core.runnables import Runnable
 
     from mttui.config import Settings
+
+    from .mcp import McpManager
 
     ChatRunnable = Runnable[LanguageModelInput, BaseMessage]
 
@@ -61,6 +65,17 @@ class GraphContext:
     redactor: Redactor = field(default_factory=Redactor.from_env)  # secrets read once per run
     tool_progress: ToolProgress | None = None  # (call_id, capped tail) while a tool runs
     price: tuple[float, float] | None = None  # $ per million input/output tokens (run_end)
+    rules: RuleSource | None = None  # permission rules (config + the project's saved ones)
+    sandbox: Sandbox | None = None  # shell calls under bwrap (auto-edit runs them unasked)
+    sandbox_noticed: bool = False  # the "sandbox off" notice was given (once per runner)
+    mcp: McpManager | None = None  # the MCP servers (their tools are bound to the model)
+    risks: dict[str, str] = field(default_factory=dict)  # risk levels of extra (MCP) tools
+
+    @property
+    def sandboxed(self) -> bool:
+        """Shell commands really run in the sandbox (bwrap set and working)."""
+        return self.sandbox is not None and self.sandbox.active and (
+            self.sandbox.problem() is None)
 
     @property
     def tool_model(self) -> ChatRunnable:
@@ -90,6 +105,8 @@ def make_context(
     remembered: set[str],
     stop: threading.Event,
     grace: float,
+    home: Path | None = None,
+    mcp: McpManager | None = None,
 ) -> GraphContext:
     """The context of one runner: ``raw_model`` gets the tools bound; settings are copied."""
     from mttui.config import price_of
@@ -97,8 +114,9 @@ def make_context(
     from .prompt import system_prompt
     from .tools import TOOL_SCHEMAS
 
+    extra = mcp.schemas() if mcp is not None else []
     return GraphContext(
-        model=raw_model.bind_tools(TOOL_SCHEMAS), summarizer=raw_model, project=project,
+        model=raw_model.bind_tools([*TOOL_SCHEMAS, *extra]), summarizer=raw_model, project=project,
         journal=journal, system_prompt=system_prompt(project), approval=settings.approval,
         max_steps=settings.max_steps_per_run, grace=grace, base_url=settings.base_url,
         remembered=remembered, stop=stop, token_limit=settings.token_limit,
@@ -106,4 +124,8 @@ def make_context(
         auto_compress=settings.auto_compress,
         redactor=Redactor.from_env(also={"OPENAI_API_KEY": settings.api_key}),
         price=price_of(settings),
+        rules=RuleSource.for_project(settings.permissions_allow, settings.permissions_deny,
+                                     home, project),
+        sandbox=Sandbox(settings.sandbox, settings.sandbox_network),
+        mcp=mcp, risks=mcp.risks() if mcp is not None else {},
     )  # fmt: skip

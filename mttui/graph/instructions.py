@@ -124,3 +124,23 @@ def load_instructions(
         section += (f"\n\n[note: the instructions are over {cap // 1024} KB; "
                     + "; ".join(cut) + "]")  # fmt: skip
     return Instructions(tuple(files), section, tuple(cut))
+
+
+class Announcer:
+    """The ``AGENTS.md`` files as they are at each run: the system prompt to use, and
+    the "loaded" line when the set of files changed since it was last announced."""
+
+    def __init__(self, project: Path) -> None:
+        self.project = project
+        self.announced: tuple[Path, ...] = ()
+
+    def refresh(self) -> tuple[str, str | None]:
+        """``(system prompt, loaded line or None)``."""
+        from .prompt import system_prompt
+
+        loaded = load_instructions(self.project)
+        prompt = system_prompt(self.project, loaded.section)
+        if loaded.files == self.announced:
+            return prompt, None
+        self.announced = loaded.files
+        return prompt, loaded.loaded_line(self.project) or None

@@ -30,15 +30,9 @@ from mttui.session.writer import SessionWriter
 from .approvals import ApprovalLedger
 from .context import GraphContext, SteerSource, make_context
 from .errors import ApprovalPendingError, RunnerError
-from .events import (
-    ApprovalDecided,
-    ApprovalRequested,
-    MessageAdded,
-    Notice,
-    RunEvent,
-    RunStarted,
-)
+from .events import ApprovalDecided, ApprovalRequested, MessageAdded, Notice, RunEvent, RunStarted
 from .file_checkpoint import file_checkpoints
+from .instructions import Announcer
 from .journal import Journal, scan_log
 from .live import LiveThread
 
@@ -49,6 +43,7 @@ if TYPE_CHECKING:
 
     from mttui.session.service import SessionService
 
+    from .mcp import McpManager
     from .state import AgentGraph, GraphInput
 
 __all__ = ["ApprovalPendingError", "ModelFactory", "Runner", "RunnerError"]
@@ -89,7 +84,8 @@ class Runner:
         self.steers: SteerSource | None = None  # see attach_steers
         self.journal.before_dispatch = file_checkpoints(writer, self.project,
                                                         self.checkpoints_path)
-        self._announced: tuple[Path, ...] = ()  # the AGENTS.md files last announced
+        self._announcer = Announcer(self.project)  # the AGENTS.md files last announced
+        self._mcp: McpManager | None = None  # the MCP servers, started by prepare()
 
     @classmethod
     def for_service(
@@ -117,7 +113,7 @@ class Runner:
         if self._graph is not None:
             return
         from .agent import build_graph
-        from .checkpoints import open_saver
+        from .checkpoints import data_home, open_saver
         from .models import ModelConfigError, make_model
 
         try:
@@ -125,6 +121,11 @@ class Runner:
         except ModelConfigError as exc:
             raise RunnerError(str(exc)) from None
         failures = self._ctx.compress_failures if self._ctx is not None else 0
+        if self._mcp is None and self.settings.mcp_servers:  # servers start with the 1st run
+            from .mcp import McpManager
+
+            self._mcp = McpManager(self.settings.mcp_servers, self.project)
+            self._mcp.start()
         self._ctx = make_context(
             self.settings,
             raw,
@@ -133,6 +134,8 @@ class Runner:
             remembered=self.remembered,
             stop=self._stop,
             grace=self.grace,
+            home=data_home(self.checkpoints_path),
+            mcp=self._mcp,
         )
         self._ctx.compress_failures = failures  # the circuit breaker survives a model switch
         self._ctx.steers = self.steers
@@ -334,6 +337,9 @@ class Runner:
     def close(self) -> None:
         """Close the checkpoint connection (the writer stays the caller's)."""
         self.approvals.forget()
+        if self._mcp is not None:
+            self._mcp.close()
+            self._mcp = None
         if self._saver is not None:
             self._saver.conn.close()
             self._saver = None
@@ -350,18 +356,10 @@ class Runner:
                           debug=self.settings.debug)  # fmt: skip
 
     def _instructions(self) -> Notice | None:
-        """Rebuild the system prompt with the ``AGENTS.md`` files as they are now; the
-        "loaded" line when the set of files changed since the last announcement."""
-        from .instructions import load_instructions
-        from .prompt import system_prompt
-
+        """The system prompt with the ``AGENTS.md`` files as they are now; the "loaded"
+        line when they changed since the last announcement."""
         assert self._ctx is not None
-        loaded = load_instructions(self.project)
-        self._ctx.system_prompt = system_prompt(self.project, loaded.section)
-        if loaded.files == self._announced:
-            return None
-        self._announced = loaded.files
-        line = loaded.loaded_line(self.project)
+        self._ctx.system_prompt, line = self._announcer.refresh()
         return Notice("info", line) if line else None
 
     def _drive(

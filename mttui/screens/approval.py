@@ -35,6 +35,7 @@ class ApprovalDecision:
     decisions: dict[str, str]  # call_id -> approve | deny
     reason: str | None = None
     remember: list[str] = field(default_factory=list)  # tools approved for the session
+    rules: list[str] = field(default_factory=list)  # "always allow in this project" rules
 
     @property
     def approved_all(self) -> bool:
@@ -82,6 +83,8 @@ class ApprovalPanel(Vertical, can_focus=True):
         Binding("1", "decide('approve')", "Approve", id="approval.approve"),
         Binding("2", "decide('deny')", "Deny (with a reason)", id="approval.deny"),
         Binding("3", "decide('always')", "Approve tool for session…", id="approval.always"),
+        Binding("4", "decide('project')", "Always allow in this project…",
+                id="approval.project"),
         Binding("enter", "confirm", "Confirm", id="approval.confirm", show=False),
         Binding("escape", "escape", "Deny", id="approval.escape"),
         Binding("down,j", "move(1)", "Next call", id="approval.next", show=False),
@@ -106,6 +109,8 @@ class ApprovalPanel(Vertical, can_focus=True):
         self.remember: list[str] = []
         self.reason: str | None = None
         self.confirming: str | None = None  # the tool a session grant waits to confirm for
+        self.proposing: str | None = None  # the project rule shown, waiting to be confirmed
+        self.rules: list[str] = []
         self.done = False
 
     def compose(self) -> ComposeResult:
@@ -143,6 +148,9 @@ class ApprovalPanel(Vertical, can_focus=True):
         if self.confirming is not None and event.key not in ("enter", "3", "escape"):
             self.confirming = None
             self._keys()
+        if self.proposing is not None and event.key not in ("enter", "4", "escape"):
+            self.proposing = None
+            self._keys()
 
     def on_focus(self) -> None:
         self._keys()
@@ -159,8 +167,13 @@ class ApprovalPanel(Vertical, can_focus=True):
     # -- drawing --------------------------------------------------------------
     def _keys(self) -> None:
         keys = self.query_one("#keys", Static)
-        keys.set_class(self.confirming is not None, "confirming")
-        if self.confirming is not None:
+        keys.set_class(self.confirming is not None or self.proposing is not None, "confirming")
+        if self.proposing is not None:
+            keys.update(Text(
+                f"Always allow in this project: save the rule {literal(self.proposing)} — "
+                "calls it matches run without asking from now on (revoke with /permissions "
+                "or mttui permissions revoke).  enter or 4 saves · any other key goes back"))
+        elif self.confirming is not None:
             keys.update(Text(
                 f"Approve every {literal(self.confirming)} call for the rest of this session, "
                 "without asking (also after a restart, until revoked with /permissions)?  "
@@ -169,7 +182,7 @@ class ApprovalPanel(Vertical, can_focus=True):
             keys.update("enter continues · escape denies the remaining calls")
         elif self.has_focus:
             keys.update("1 approve · 2 deny · 3 approve this tool for the session… · "
-                        "escape deny · tab back to the prompt")
+                        "4 always allow in this project… · escape deny · tab back to the prompt")
         else:
             keys.update("ctrl+a (or escape) to decide · what you type goes to the prompt "
                         "(enter queues it)")
@@ -226,7 +239,7 @@ class ApprovalPanel(Vertical, can_focus=True):
         return self.query_one("#reason", Input).has_class("asking")
 
     def action_move(self, step: int) -> None:
-        if self.calls and self.confirming is None:
+        if self.calls and self.confirming is None and self.proposing is None:
             self.current = max(0, min(len(self.calls) - 1, self.current + step))
 
     def action_decide(self, what: str) -> None:
@@ -237,6 +250,17 @@ class ApprovalPanel(Vertical, can_focus=True):
         if self.confirming is not None:
             if what == "always":  # 3 again confirms
                 self.action_confirm()
+            return
+        if self.proposing is not None:
+            if what == "project":  # 4 again saves
+                self.action_confirm()
+            return
+        if what == "project":  # shows the rule it would save, then asks once more
+            from mttui.core.permissions import Permissions
+
+            self.proposing = Permissions.propose(str(call.get("tool_name", "")),
+                                                 call.get("arguments", {}))
+            self._keys()
             return
         if what == "always":  # asks once more, naming what it grants
             self.confirming = str(call.get("tool_name", ""))
@@ -253,7 +277,10 @@ class ApprovalPanel(Vertical, can_focus=True):
         self._advance()
 
     def action_confirm(self) -> None:
-        """``enter``: confirms a session grant (nothing else)."""
+        """``enter``: confirms a session grant or a project rule (nothing else)."""
+        if self.proposing is not None and not self.done:
+            self._save_rule(self.proposing)
+            return
         tool = self.confirming
         if tool is None or self.done:
             return
@@ -272,8 +299,8 @@ class ApprovalPanel(Vertical, can_focus=True):
         not decided yet (a reason being typed is kept) and finishes."""
         if self.done:
             return
-        if self.confirming is not None:
-            self.confirming = None
+        if self.confirming is not None or self.proposing is not None:
+            self.confirming = self.proposing = None
             self._keys()
             return
         reason = self.query_one("#reason", Input)
@@ -305,10 +332,25 @@ class ApprovalPanel(Vertical, can_focus=True):
             self.done = True
             self.post_message(self.Decided(self, ApprovalDecision(
                 self.request.request_id, dict(self.decisions), self.reason,
-                list(self.remember))))
+                list(self.remember), list(self.rules))))
             return
         later = [i for i in open_ if i > self.current]
         self.current = later[0] if later else open_[0]
         self._keys()
 
 
+
+    def _save_rule(self, rule: str) -> None:
+        """The proposed rule is confirmed: this call, and every other call of the
+        request the rule covers, is approved; the rule is saved by the chat."""
+        from mttui.core.permissions import rule_covers
+
+        self.proposing = None
+        if rule not in self.rules:
+            self.rules.append(rule)
+        for other in self.calls:
+            if rule_covers(rule, str(other.get("tool_name", "")), other.get("arguments", {})):
+                self.decisions.setdefault(str(other.get("call_id", "")), "approve")
+        self.decisions[str(self.calls[self.current].get("call_id", ""))] = "approve"
+        self._refresh()
+        self._advance()

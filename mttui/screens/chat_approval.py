@@ -23,7 +23,7 @@ from mttui.widgets.status import StatusBar
 from .approval import ApprovalDecision, ApprovalPanel
 from .chat_messages import GrantsChanged, Note
 from .chat_pending import PendingChat
-from .permissions import PermissionsScreen
+from .permissions import RULE, PermissionsScreen
 
 
 class ApprovalChat(PendingChat):
@@ -54,7 +54,24 @@ class ApprovalChat(PendingChat):
             self._ask_on_screen, request, diffs)  # type: ignore[arg-type]
         if decision is None:
             return None
+        if decision.rules:
+            self.save_rules(decision.rules)
         return ApprovalAnswer(decision.decisions, decision.reason, tuple(decision.remember))
+
+    def save_rules(self, rules: list[str]) -> None:
+        """Worker thread: save "always allow in this project" rules (said in the chat)."""
+        from mttui.core.permissions import Permissions
+        from mttui.session.errors import MttuiError
+
+        perms = Permissions(self.chat.service, self.chat.settings)
+        for rule in rules:
+            try:
+                perms.save(rule)
+            except MttuiError as exc:
+                self.post_message(Note(f"rule {rule} not saved: {exc}", "error"))
+            else:
+                self.post_message(Note(f"saved rule {rule} for this project: matching calls "
+                                       "run without asking (revoke with /permissions)"))
 
     async def _ask_on_screen(self, request: ev.ApprovalRequested,
                              diffs: dict[str, str]) -> ApprovalDecision | None:
@@ -105,7 +122,16 @@ class ApprovalChat(PendingChat):
     # -- grants -------------------------------------------------------------------------
     def post_grants(self, show: bool = False) -> None:
         """Worker thread: read the session's grants and post them."""
-        self.post_message(GrantsChanged(self.chat.grants(), show))
+        rules = []
+        if show:
+            from mttui.core.permissions import Permissions
+            from mttui.session.errors import MttuiError
+
+            try:
+                rules = Permissions(self.chat.service, self.chat.settings).rules()
+            except MttuiError as exc:  # an unreadable rule file: said, grants still shown
+                self.post_message(Note(str(exc), "error"))
+        self.post_message(GrantsChanged(self.chat.grants(), show, rules))
 
     @work(thread=True, group="grants", exit_on_error=False, name="grants")
     def refresh_grants(self, show: bool = False) -> None:
@@ -114,11 +140,26 @@ class ApprovalChat(PendingChat):
     def on_grants_changed(self, message: GrantsChanged) -> None:
         self.query_one(StatusBar).grants = len(message.grants)
         if message.show:
-            self.app.push_screen(PermissionsScreen(message.grants), self._revoke_chosen)
+            self.app.push_screen(PermissionsScreen(message.grants, message.rules),
+                                 self._revoke_chosen)
 
     def _revoke_chosen(self, tool: str | None) -> None:
-        if tool is not None:
+        if tool is not None and tool.startswith(RULE):
+            self._revoke_rule(tool[len(RULE):])
+        elif tool is not None:
             self._revoke(tool)
+
+    @work(thread=True, group="grants", exit_on_error=False, name="revoke a rule")
+    def _revoke_rule(self, rule: str) -> None:
+        from mttui.core.permissions import Permissions
+        from mttui.session.errors import MttuiError
+
+        try:
+            Permissions(self.chat.service, self.chat.settings).revoke(rule)
+        except MttuiError as exc:
+            self.post_message(Note(str(exc), "error"))
+        else:
+            self.post_message(Note(f"rule {rule} removed: matching calls ask again"))
 
     @work(thread=True, group="grants", exit_on_error=False, name="revoke a grant")
     def _revoke(self, tool: str) -> None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
+from mttui.core.permissions import RuleEntry
 from mttui.graph.events import ApprovalRequested
 from mttui.session.markers import Marker
 
@@ -110,3 +111,4 @@ class GrantsChanged(Message):
 
     grants: list[str]
     show: bool = False  # open the /permissions list with them
+    rules: list[RuleEntry] = field(default_factory=list)  # the project's permission rules

@@ -71,7 +71,7 @@ def _before_dispatch(w: World) -> str:
 def _while_tool_runs(w: World) -> str:
     cmd = "echo $$ > tool.pid; echo ran >> runs.txt; sleep 30"
     w.fake.add(tools([("call_a", "shell", {"command": cmd})]))
-    proc = w.start("--approval", "yolo", "run the marker")
+    proc = w.start("--approval", "yolo", "run the marker", MTTUI_SANDBOX="off")  # host pids
     w.wait(lambda: w.runs() == 1 and (w.project / "tool.pid").exists())
     os.killpg(proc.pid, signal.SIGKILL)
     w.wait(lambda: bool((w.project / "tool.pid").read_text().strip()))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from .registry import risk_of
+from .rules import RuleSet
 
 # mode -> risk levels that ask (ask/auto-edit) or are refused (deny)
 _ASKING = {"ask": {"medium", "high"}, "auto-edit": {"high"}, "yolo": set(), "deny": set()}
@@ -25,3 +27,35 @@ def decide(tool_name: str, mode: str, remembered: Iterable[str] = ()) -> str:
     if risk in _ASKING.get(mode, _ASKING["ask"]):
         return "run" if tool_name in set(remembered) else "ask"
     return "run"
+
+
+def decide_call(
+    tool_name: str,
+    args: object,
+    mode: str,
+    remembered: Iterable[str] = (),
+    *,
+    rules: RuleSet | None = None,
+    project: Path | None = None,
+    risk: str | None = None,
+    sandboxed: bool = False,
+) -> tuple[str, str | None]:
+    """``(verdict, rule)`` for one call: :func:`decide`, with permission rules first.
+
+    A matching ``deny`` rule refuses the call without asking (in every mode); a
+    matching ``allow`` rule runs it without asking. With the shell sandboxed,
+    ``auto-edit`` runs shell commands without asking (they can only change the
+    project). ``risk`` overrides the registry's level (MCP tools' trust)."""
+    if rules is not None:
+        hit = rules.verdict(tool_name, args, project)
+        if hit is not None:
+            effect, rule = hit
+            return ("deny" if effect == "deny" else "run"), rule
+    if sandboxed and mode == "auto-edit" and tool_name == "shell":
+        return "run", None
+    level = risk or risk_of(tool_name)
+    if mode == "deny":
+        return ("deny" if level in ("medium", "high") else "run"), None
+    if level in _ASKING.get(mode, _ASKING["ask"]):
+        return ("run" if tool_name in set(remembered) else "ask"), None
+    return "run", None

@@ -7,11 +7,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from . import fs
 from .paths import ToolError, cap_output
 from .progress import ToolProgress
+from .sandbox import Sandbox
 from .shell import run_shell
 
 RISK = {
@@ -78,6 +79,13 @@ def risk_of(tool_name: str) -> str:
     return RISK.get(tool_name, "medium")
 
 
+class ExtraTools(Protocol):
+    """Tools from elsewhere (MCP servers): ``mcp__<server>__<tool>``."""
+
+    def call(self, name: str, args: dict[str, Any], *, stop: threading.Event | None = None,
+             grace: float = 2.0) -> tuple[str, str]: ...
+
+
 @dataclass(frozen=True)
 class ToolResult:
     status: str  # success | error | interrupted
@@ -102,19 +110,23 @@ def execute_tool(
     grace: float = 2.0,
     progress: ToolProgress | None = None,
     call_id: str = "",
+    sandbox: Sandbox | None = None,
+    extra: ExtraTools | None = None,
 ) -> ToolResult:
     """Run one call. Tool failures come back as an ``error`` result, never raised."""
     try:
         if not isinstance(args, dict):
             raise ToolError("arguments must be a JSON object")
+        if tool_name.startswith("mcp__") and extra is not None:
+            status, text = extra.call(tool_name, args, stop=stop, grace=grace)
+            return ToolResult(status, cap_output(text))
         if tool_name == "shell":
             command = args.get("command")
             if not isinstance(command, str) or not command.strip():
                 raise ToolError("command is required")
             tick = None if progress is None else functools.partial(progress, call_id)
-            res = run_shell(
-                project, command, args.get("timeout"), stop=stop, grace=grace, progress=tick
-            )
+            res = run_shell(project, command, args.get("timeout"), stop=stop, grace=grace,
+                            progress=tick, sandbox=sandbox)
             return ToolResult(res.status, res.output)
         table: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
             "read_file": (fs.read_file, ("path", "offset", "limit")),

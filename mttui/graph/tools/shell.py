@@ -20,6 +20,7 @@ from pathlib import Path
 from ..redact import without_secrets
 from .capture import BoundedCapture
 from .progress import PROGRESS_INTERVAL, TAIL_BYTES
+from .sandbox import Sandbox, SandboxUnavailable
 
 DEFAULT_TIMEOUT = 120.0
 POLL = 0.05
@@ -47,13 +48,14 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         return
 
 
-def spawn(command: str, cwd: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+def spawn(command: str, cwd: Path, env: Mapping[str, str],
+          prefix: list[str] | None = None) -> subprocess.Popen[bytes]:
     """Start ``bash -c command`` in its own process group, stdout+stderr on one pipe.
 
-    The one place the argv is built: a sandbox wraps the command here.
+    The one place the argv is built: ``prefix`` is the sandbox's (``bwrap …``).
     """
     return subprocess.Popen(
-        ["bash", "-c", command],
+        [*(prefix or []), "bash", "-c", command],
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -71,6 +73,7 @@ def run_shell(
     stop: threading.Event | None = None,
     grace: float = 2.0,
     progress: Callable[[str], None] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> ShellResult:
     """Run ``command`` with ``bash -c``; output is stdout and stderr interleaved, capped.
 
@@ -79,7 +82,11 @@ def run_shell(
     """
     limit = float(timeout) if timeout else DEFAULT_TIMEOUT
     # a command has no business seeing secrets (the model could print them)
-    proc = spawn(command, project, without_secrets(os.environ))
+    try:  # the sandbox's argv prefix (bwrap …); an unusable sandbox fails closed
+        prefix = sandbox.prefix(project) if sandbox is not None else []
+    except SandboxUnavailable as exc:
+        return ShellResult("error", f"error: {exc}", None)
+    proc = spawn(command, project, without_secrets(os.environ), prefix)
     assert proc.stdout is not None
     capture = BoundedCapture()
     ticker = _Ticker(capture, progress)

@@ -1,0 +1,7 @@
+"""MCP servers (``[mcp_servers.NAME]``): started lazily, their tools offered to the
+model as ``mcp__<server>__<tool>`` and called through the same journal, policy and
+approvals as the built-in tools. Imported only when a run starts (or by ``mttui mcp``)."""
+
+from .manager import McpManager, ServerState, mcp_tool_name, split_tool_name
+
+__all__ = ["McpManager", "ServerState", "mcp_tool_name", "split_tool_name"]

@@ -32,7 +32,9 @@ def _content_text(content: Any) -> str:
 def message_tokens(message: Any) -> int:
     """Estimate for one LangChain message (or any object with ``content``/``tool_calls``)."""
     text = _content_text(getattr(message, "content", ""))
-    calls = getattr(message, "tool_calls", None) or []
+    # Only assistant messages carry calls; asking a pydantic message for a field it
+    # lacks costs an exception, which dominated the estimate of long histories.
+    calls = (getattr(message, "tool_calls", None) or []) if message.type == "ai" else []
     if calls:
         text += json.dumps([{"n": c.get("name"), "a": c.get("args")} for c in calls])
     return text_tokens(text) + PER_MESSAGE

@@ -22,12 +22,13 @@ SUMMARY_PREFIX = "summary-"
 
 
 def is_summary(message: Any) -> bool:
-    return str(getattr(message, "id", "") or "").startswith(SUMMARY_PREFIX)
+    ident = message.id
+    return isinstance(ident, str) and ident.startswith(SUMMARY_PREFIX)
 
 
 def is_request(message: Any) -> bool:
     """A user message (not a compression summary)."""
-    return getattr(message, "type", "") == "human" and not is_summary(message)
+    return message.type == "human" and not is_summary(message)
 
 
 @dataclass(frozen=True)
@@ -44,13 +45,13 @@ def safe_points(messages: list[Any]) -> list[int]:
     points: list[int] = []
     open_calls: set[str] = set()
     for i, m in enumerate(messages):
-        kind = getattr(m, "type", "")
+        kind = m.type
         if i > 0 and not open_calls and kind != "tool" and not is_summary(m):
             points.append(i)
         if kind == "ai":
-            open_calls.update(str(c["id"]) for c in getattr(m, "tool_calls", None) or [])
+            open_calls.update(str(c["id"]) for c in m.tool_calls or [])
         elif kind == "tool":
-            open_calls.discard(str(getattr(m, "tool_call_id", "")))
+            open_calls.discard(str(m.tool_call_id))
     if messages and not open_calls:
         points.append(len(messages))
     return points

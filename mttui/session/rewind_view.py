@@ -32,8 +32,16 @@ class RewindState:
     stack: list[_Saved] = field(default_factory=list)
     unresolved: bool = False  # a rewind to a message this fold does not hold
     count: int = 0
+    open_start: Record | None = None  # a ``rewind_start`` without its ``rewind_end``
     clears: list[int] = field(default_factory=list)  # positions of ``session_clear`` records
     cleared_from: int = 0  # the model sees nothing before this position (``/clear``)
+
+    def started(self, rec: Record) -> None:
+        self.open_start = rec
+
+    def ended(self, rec: Record) -> None:
+        if self.open_start is not None and self.open_start.get("op") == rec.get("op"):
+            self.open_start = None
 
     def clear(self, position: int) -> None:
         """A ``session_clear`` at ``position``: the model starts from nothing there."""

@@ -133,6 +133,10 @@ def fold(
         elif kind == "rewind":
             t.last_compression, t.after_compression_from = t.rewinds.apply(
                 rec, t.messages, t.last_compression, t.after_compression_from)
+        elif kind == "rewind_start":
+            t.rewinds.started(rec)
+        elif kind == "rewind_end":
+            t.rewinds.ended(rec)
         elif kind == "session_clear":  # a new thread: the model starts from nothing
             t.last_compression = None
             t.after_compression_from = len(t.messages)

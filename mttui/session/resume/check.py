@@ -192,7 +192,7 @@ def warn_tools(plan: ResumePlan) -> None:
 
 def warn_log(plan: ResumePlan, facts: LogFacts) -> None:
     """Warnings that come from the log alone: corrupt lines and held queue items."""
-    warn_rewind(plan, facts.path)
+    warn_rewind(plan, facts)
     if facts.corrupt_lines:
         plan.warn("corrupt_lines_skipped", f"{facts.corrupt_lines} line(s) of the log could "
                   "not be read and were skipped", count=facts.corrupt_lines)
@@ -308,13 +308,12 @@ def check_session(service: ProjectScope, ref: str) -> ResumePlan:
     return plan
 
 
-def warn_rewind(plan: ResumePlan, path: Path) -> None:
-    """``rewind_incomplete``: a code rewind that started and never ended (timetravel.md)."""
-    from ..timeline import read_timeline
-
-    op = read_timeline(path).incomplete() if path.exists() else None
-    if op is not None and op.start is not None:
-        ref_from, ref_to = op.start.get("ref_from"), op.start.get("ref_to")
+def warn_rewind(plan: ResumePlan, facts: LogFacts) -> None:
+    """``rewind_incomplete``: a code rewind that started and never ended (timetravel.md).
+    From the fold (the log since the last compression): no second read of the log."""
+    start = facts.rewind_open
+    if start is not None:
+        ref_from, ref_to = start.get("ref_from"), start.get("ref_to")
         plan.warn("rewind_incomplete", f"a rewind of the files stopped half-way (from {ref_from} "
                   f"to {ref_to}); finish it with `mttui rewind {plan.session_id} --undo` or by "
                   "repeating the rewind")

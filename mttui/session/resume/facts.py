@@ -56,6 +56,7 @@ class LogFacts:
     decided_calls: set[str] = field(default_factory=set)  # calls of decided requests
     requests_seen: set[str] = field(default_factory=set)
     queued: list[str] = field(default_factory=list)
+    rewind_open: dict[str, Any] | None = None  # a code rewind that started and never ended
     source: str = "log"  # "index": read from the last compression on
     known: Callable[[list[str]], set[str]] | None = None
     run_probe: Callable[[], str | None] | None = None  # finds the open run when asked
@@ -94,6 +95,7 @@ def facts_from_transcript(
         open_requests=cast(list[dict[str, Any]], list(t.open_requests.values())),
         decided=set(t.decided), decided_calls={c for d in t.decided.values() for c in d},
         requests_seen=set(t.requests_seen), queued=t.queued_ids(),
+        rewind_open=cast(dict[str, Any] | None, t.rewinds.open_start),
         source="log", known=lambda ids: {i for i in ids if i in all_ids},
         run_probe=lambda: t.open_run,
     )  # fmt: skip
@@ -185,6 +187,7 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
         requests_seen={r[0] for r in approvals},
         queued=[r[0] for r in queued], source="index", known=known,
         run_probe=lambda: last_open_run(info.path),
+        rewind_open=cast(dict[str, Any] | None, t.rewinds.open_start),
     )  # fmt: skip
 
 

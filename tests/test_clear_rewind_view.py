@@ -38,3 +38,18 @@ def test_rewind_after_a_clear_stays_after_it() -> None:
     records = [_msg(1), {"type": "session_clear"}, _msg(2), _msg(3, "assistant"), _msg(4),
                {"type": "rewind", "to_message_id": "m4"}]
     assert _ids(records) == ["m2", "m3"]
+
+
+def test_every_record_type_of_the_contract_is_known() -> None:
+    """A known type is checked and folded; an unknown one is only counted (doctor warns)."""
+    from mttui.session.records import KNOWN_TYPES
+
+    contract = {
+        "session_start", "transcript_message", "message_update", "run_start", "run_end",
+        "approval_request", "approval_decision", "grant_revoked", "tool_dispatch",
+        "tool_outcome", "compression", "session_update", "session_resumed", "session_end",
+        "session_clear", "file_checkpoint", "rewind", "rewind_start", "rewind_end",
+        "tool_resolution", "pending_add", "pending_edit", "pending_move", "pending_remove",
+        "pending_take", "pending_read", "pending_fail", "pending_steer",
+    }  # fmt: skip
+    assert contract - set(KNOWN_TYPES) == set()

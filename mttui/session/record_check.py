@@ -38,6 +38,12 @@ def _flag(v: Value) -> Value:
     return v if v is None or isinstance(v, bool) else _DROP
 
 
+def _flag_or_text(v: Value) -> Value:
+    # ``run_start.continues``: true (a stopped run goes on) or the approval request id
+    # whose answer resumes the run
+    return v if v is None or isinstance(v, (bool, str)) else _DROP
+
+
 def _content(v: Value) -> Value:
     # text, or LangChain content blocks (strings or objects)
     if v is None or isinstance(v, str):
@@ -142,7 +148,7 @@ FIELDS: Mapping[str, Check] = {
     **{name: _text for name in _TEXT_FIELDS},
     **{name: _integer for name in _INT_FIELDS},
     **{name: _texts for name in _LIST_FIELDS},
-    "continues": _flag,
+    "continues": _flag_or_text,
     "content": _content,
     "usage": _USAGE,
     "forked_from": _obj,

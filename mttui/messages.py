@@ -45,6 +45,10 @@ class RunEventMessage(Message):
         self.event = event
 
 
+class StreamWake(Message):
+    """Streamed text is waiting in the screen's delta buffer (one in the queue at a time)."""
+
+
 class OpenSession(Message):
     """Open a session in the chat screen (``around``: a message seq to jump to)."""
 

@@ -23,10 +23,11 @@ from mttui.core.chat_session import ChatSession
 from mttui.core.drive import drive, send
 from mttui.core.handle import RunnerFactory
 from mttui.graph import events as ev
-from mttui.messages import BackToBrowser, OpenSession, RunEventMessage
+from mttui.messages import BackToBrowser, OpenSession, RunEventMessage, StreamWake
 from mttui.session.models import HistoryPage, SearchHit, SearchScope
 from mttui.session.service import SessionService
 from mttui.widgets.completion import CompletionList
+from mttui.widgets.delta_buffer import DeltaBuffer
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.pending_lane import PendingLane
@@ -109,6 +110,7 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
 
     def on_mount(self) -> None:
         self.live = LiveTranscript(self.history)
+        self.deltas = DeltaBuffer(lambda: self.post_message(StreamWake()))
         self._bar()
         self.watch_state(self.state)
         if self.session_id is None:
@@ -275,10 +277,18 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
         drive(self.chat.handle, None, emit=self.emit, ask=self.ask, pending=pending)
 
     def emit(self, event: ev.RunEvent) -> None:
-        """A run event from a worker: drawn by the screen (posted, never called across)."""
+        """A run event from a worker: drawn by the screen (posted, never called across);
+        streamed text goes through the delta buffer (batched to the UI's pace)."""
+        if isinstance(event, ev.TextDelta):
+            self.deltas.add(event)
+            return
         self.post_message(RunEventMessage(event))
         if isinstance(event, ev.Compressed) and self.chat.info is not None:
             self.post_message(MarkersChanged(self.service.markers(self.chat.info.id)))
+
+    def on_stream_wake(self, _: StreamWake) -> None:
+        for delta in self.deltas.drain():
+            self.on_run_event_message(RunEventMessage(delta))
 
     def on_run_event_message(self, message: RunEventMessage) -> None:
         super().on_run_event_message(message)

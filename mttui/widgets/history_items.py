@@ -49,8 +49,9 @@ class Item:
     expanded: bool = False
     streaming: bool = False
     data: dict[str, Any] = field(default_factory=dict)
-    # render cache, filled by the renderer
+    # render cache, filled by the renderer (``blocks``: an answer's finished Markdown blocks)
     lines: list[Any] | None = None
+    blocks: dict[tuple[str, int], Any] = field(default_factory=dict)
     body: int = 0
     width: int = 0
 

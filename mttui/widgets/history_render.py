@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from ..graph.compression.prompt import snapshot_markdown
 from .history_items import Item
+from .markdown_blocks import markdown_lines
 from .text import full_args, literal, short_args, tokens
 
 STATUS_ICON = {
@@ -67,10 +68,32 @@ def render_item(item: Item, width: int, pal: Palette, console: Console | None = 
     """Fill ``item.lines`` (body lines then one blank separator) for ``width``."""
     console = console or make_console(width)
     options = console.options.update(width=max(width, 10), height=None, highlight=False)
-    lines = console.render_lines(renderable(item, pal, width), options, pad=False)
-    item.lines = [Strip(line).simplify() for line in lines] + [Strip.blank(0)]
-    item.body = len(lines)
+    body = literal(item.text)
+    if item.kind == "assistant" and body.strip():
+        # block by block, finished blocks from the item's cache: a growing answer
+        # re-renders only its last block (see markdown_blocks)
+        head = console.render_lines(assistant_head(item, pal), options, pad=False)
+        strips = [Strip(line).simplify() for line in head]
+        strips += markdown_lines(body, console, options, item.blocks, open_end=item.streaming)
+    else:
+        lines = console.render_lines(renderable(item, pal, width), options, pad=False)
+        strips = [Strip(line).simplify() for line in lines]
+    if not item.streaming:
+        item.blocks.clear()  # needed while an answer grows; a finished one is drawn whole
+    item.lines = [*strips, Strip.blank(0)]
+    item.body = len(strips)
     item.width = width
+
+
+def assistant_head(item: Item, pal: Palette) -> Text:
+    head = Text("Assistant", style=pal.assistant)
+    if item.streaming:
+        head.append("  ⟳ streaming", style=pal.dim)
+    elif item.status == "interrupted":
+        head.append("  ⚠ interrupted", style=pal.warning)
+    elif item.status == "error":
+        head.append("  ✗ error", style=pal.error)
+    return head
 
 
 def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
@@ -80,18 +103,8 @@ def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
         if item.status not in ("", "sent"):
             head.append(f"  · {item.status}", style=pal.warning)
         return Group(head, Text(literal(item.text)))
-    if kind == "assistant":
-        head = Text("Assistant", style=pal.assistant)
-        if item.streaming:
-            head.append("  ⟳ streaming", style=pal.dim)
-        elif item.status == "interrupted":
-            head.append("  ⚠ interrupted", style=pal.warning)
-        elif item.status == "error":
-            head.append("  ✗ error", style=pal.error)
-        body = literal(item.text)
-        if not body.strip():
-            return Group(head, Text("…", style=pal.dim))
-        return Group(head, Markdown(body, hyperlinks=False, code_theme="monokai"))
+    if kind == "assistant":  # (a non-empty body is rendered by render_item, in blocks)
+        return Group(assistant_head(item, pal), Text("…", style=pal.dim))
     if kind == "tool":
         return tool_block(item, pal, width)
     if kind == "compression":

@@ -6,6 +6,7 @@ fast model does not re-render the Markdown of its answer on every token.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from textual.timer import Timer
@@ -15,7 +16,8 @@ from mttui.graph import events as ev
 from .history import HistoryView
 from .history_items import Item, Kind, warning_list
 
-FLUSH = 0.05
+FLUSH = 0.05  # the shortest interval between two draws of a stream
+MAX_FLUSH = 0.5
 
 
 class LiveTranscript:
@@ -26,6 +28,7 @@ class LiveTranscript:
         self.streams: dict[str, Item] = {}
         self.dirty: set[Item] = set()
         self._timer: Timer | None = None
+        self._interval = FLUSH
 
     # -- helpers --------------------------------------------------------------
     def _next_seq(self) -> int:
@@ -100,13 +103,17 @@ class LiveTranscript:
         item.text += event.text
         self.dirty.add(item)
         if self._timer is None:
-            self._timer = self.view.set_timer(FLUSH, self.flush)
+            self._timer = self.view.set_timer(self._interval, self.flush)
 
     def flush(self) -> None:
         self._timer = None
+        started = time.perf_counter()
         for item in list(self.dirty):
             self.view.update_item(item)
         self.dirty.clear()
+        # Drawing a stream may take about a quarter of the time, so keys stay ahead of it.
+        cost = time.perf_counter() - started
+        self._interval = min(MAX_FLUSH, max(FLUSH, 3 * cost))
 
     def _message(self, msg: dict[str, Any]) -> None:
         role = msg.get("role")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mttui.session.reader import iter_lines, parse_line
+from mttui.session.totals import LogTotals
 from mttui.session.writer import SessionWriter
 
 from .events import Compressed, Emit, MessageAdded, ToolDispatched, ToolFinished, UsageUpdated
@@ -99,6 +100,13 @@ class LogFacts:
     stats: SessionStats = field(default_factory=SessionStats)
     remembered: set[str] = field(default_factory=set)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_id -> record
+
+    @classmethod
+    def from_totals(cls, totals: LogTotals) -> LogFacts:
+        """The same facts as the index keeps them (requests by id only)."""
+        stats = SessionStats(totals.turns, totals.tool_calls, totals.input_tokens,
+                             totals.output_tokens)
+        return cls(stats, set(totals.grants), {r: {"request_id": r} for r in totals.requests})
 
 
 _USAGE = re.compile(rb'"role":"assistant".*"usage":\{"input_tokens":(\d+),"output_tokens":(\d+)')

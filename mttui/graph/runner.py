@@ -33,7 +33,7 @@ from .errors import ApprovalPendingError, RunnerError
 from .events import ApprovalDecided, ApprovalRequested, MessageAdded, Notice, RunEvent, RunStarted
 from .file_checkpoint import file_checkpoints
 from .instructions import Announcer
-from .journal import Journal, scan_log
+from .journal import Journal, LogFacts, scan_log
 from .live import LiveThread
 
 if TYPE_CHECKING:
@@ -76,7 +76,8 @@ class Runner:
         self._graph: AgentGraph | None = None
         self._saver: SqliteSaver | None = None
         self._ctx: GraphContext | None = None
-        facts = scan_log(writer.path)
+        totals = writer.totals()  # from the index: no read of a long log
+        facts = LogFacts.from_totals(totals) if totals is not None else scan_log(writer.path)
         self.journal = Journal(writer)
         self.journal.stats = facts.stats
         self.remembered: set[str] = set(facts.remembered)

@@ -35,6 +35,7 @@ from .reader import ReadStats, first_record, read_all, read_records
 from .record_types import Record
 from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
+from .totals import LogTotals, indexed_totals
 from .usage import last_usage
 from .writer import SessionWriter
 
@@ -82,6 +83,7 @@ class SessionService:
         path = self.project_dir() / session_filename(sid, utc_now())
         log = SessionLog.create(path, sid)
         writer = self._writer(log, thread_id=new_id("thread"))
+        writer.totals_source = lambda: self._indexed(path, sid)[1]
         writer.append(
             "session_start",
             v=1,
@@ -111,25 +113,30 @@ class SessionService:
         except BaseException:
             log.close()
             raise
-        return self._writer(log, thread_id=thread_id)
+        writer = self._writer(log, thread_id=thread_id)
+        writer.totals_source = lambda: self._indexed(path, sid)[1]
+        return writer
 
     def _indexed_thread_id(self, path: Path, session_id: str) -> str | None:
-        """The session's current thread id from the index, if it has ingested the whole file.
+        """The session's current thread id from the index, if it has ingested the whole
+        file: spares a full parse of a long log on every open for writing."""
+        return self._indexed(path, session_id)[0]
 
-        Spares a full parse of a long log on every open for writing.
-        """
+    def _indexed(self, path: Path, session_id: str) -> tuple[str | None, LogTotals | None]:
+        """The thread id and the :class:`LogTotals` of a session from the index, when it
+        has ingested the whole file (else ``None, None``)."""
         self._index_file(path)
         with self._lock:
             try:
                 row = self._db().execute(
-                    "SELECT thread_id, byte_offset FROM sessions WHERE id = ? AND path = ?",
+                    "SELECT thread_id, byte_offset, sess FROM sessions WHERE id = ? AND path = ?",
                     (session_id, rel_path(self.layout, path)),
                 ).fetchone()
-            except (sqlite3.Error, ValueError):
-                return None
-        if row is None or not row[0] or row[1] != path.stat().st_size:
-            return None
-        return str(row[0])
+                if row is None or not row[0] or row[1] != path.stat().st_size:
+                    return None, None
+                return str(row[0]), indexed_totals(self._db(), int(row[2]))
+            except (sqlite3.Error, ValueError, OSError):
+                return None, None
 
     def _writer(self, log: SessionLog, *, thread_id: str | None) -> SessionWriter:
         return SessionWriter(

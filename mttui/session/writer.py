@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .log import SessionLog
+from .totals import LogTotals
 
 
 class SessionWriter:
@@ -32,6 +33,9 @@ class SessionWriter:
         self.project_hash = project_hash
         self._on_append = on_append
         self._lock = threading.RLock()
+        # the log's totals from the index, when it has read the whole file (injected
+        # by the service; ``None``: unknown, a reader must read the log itself)
+        self.totals_source: Callable[[], LogTotals | None] = lambda: None
 
     @property
     def session_id(self) -> str:
@@ -57,6 +61,11 @@ class SessionWriter:
             if self._on_append is not None:
                 self._on_append(self.log.path)
             return records
+
+    def totals(self) -> LogTotals | None:
+        """What a runner needs of the whole log, from the index (``None``: read the log)."""
+        with self._lock:  # not between an append and its index update
+            return self.totals_source()
 
     def close(self) -> None:
         self.log.close()

@@ -93,6 +93,8 @@ class SessionApplier:
             "compression": self._on_compression,
             "run_end": self._on_run_end,
             "session_clear": self._on_session_clear,
+            "run_start": self._on_run_start,
+            "grant_revoked": self._on_grant_revoked,
         }
 
     # -- records ---------------------------------------------------------------
@@ -162,6 +164,10 @@ class SessionApplier:
         row = self.row
         row["message_count"] += 1
         seq = row["message_count"]
+        usage = msg.get("usage")
+        if msg.get("role") == "assistant" and isinstance(usage, dict):
+            row["msg_input_tokens"] += _count(usage.get("input_tokens"))
+            row["msg_output_tokens"] += _count(usage.get("output_tokens"))
         text = content_text(msg.get("content"))
         role = str(msg.get("role") or "user")
         mid = str(msg.get("id") or f"{row['id']}:{seq}")
@@ -240,7 +246,23 @@ class SessionApplier:
                 ),
             )
 
+    def _on_run_start(self, offset: int, rec: Record, ts: str) -> None:
+        if not rec.get("continues"):
+            self.row["turns"] += 1
+
+    def _grants(self, add: object = (), remove: object = ()) -> None:
+        """The tools granted for the session (``remember``, minus ``grant_revoked``)."""
+        now = set(json.loads(self.row["grants"] or "[]"))
+        now |= {str(t) for t in add} if isinstance(add, list) else set()
+        now -= {str(t) for t in remove} if isinstance(remove, list) else set()
+        self.row["grants"] = json.dumps(sorted(now))
+
+    def _on_grant_revoked(self, offset: int, rec: Record, ts: str) -> None:
+        self._grants(remove=rec.get("tools"))
+
     def _on_approval_decision(self, offset: int, rec: Record, ts: str) -> None:
+        if rec.get("remember"):
+            self._grants(add=rec.get("remember"))
         self.conn.execute(
             "UPDATE approvals SET decided = 1, decisions = ? WHERE sess = ? AND request_id = ?",
             (
@@ -251,6 +273,7 @@ class SessionApplier:
         )
 
     def _on_tool_dispatch(self, offset: int, rec: Record, ts: str) -> None:
+        self.row["tool_calls"] += 1
         call_id = rec.get("call_id")
         if isinstance(call_id, str):
             self.conn.execute(

@@ -149,6 +149,11 @@ class SessionRow(TypedDict):
     cost_usd: float | None
     chosen_model: str | None
     clear_count: int
+    turns: int
+    tool_calls: int
+    msg_input_tokens: int
+    msg_output_tokens: int
+    grants: str
 
 
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
@@ -209,8 +214,28 @@ DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo4);
 DROP TABLE redo4
 """
 
+# v5: what a runner needs of a long log without reading it (the ``session_end`` stats
+# and the tools granted for the session), kept like every other column.
+_V5 = """
+ALTER TABLE sessions ADD COLUMN turns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN tool_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN msg_input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN msg_output_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN grants TEXT NOT NULL DEFAULT '[]';
+CREATE TEMP TABLE redo5 AS SELECT sess FROM sessions WHERE deleting = 0;
+INSERT INTO messages_fts (messages_fts, rowid, text)
+    SELECT 'delete', rid, text FROM messages WHERE sess IN (SELECT sess FROM redo5);
+DELETE FROM messages WHERE sess IN (SELECT sess FROM redo5);
+DELETE FROM approvals WHERE sess IN (SELECT sess FROM redo5);
+DELETE FROM open_tools WHERE sess IN (SELECT sess FROM redo5);
+DELETE FROM pending WHERE sess IN (SELECT sess FROM redo5);
+DELETE FROM threads WHERE sess IN (SELECT sess FROM redo5);
+DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo5);
+DROP TABLE redo5
+"""
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _run_script(_V1), _run_script(_V2), _run_script(_V3), _run_script(_V4)
+    _run_script(_V1), _run_script(_V2), _run_script(_V3), _run_script(_V4), _run_script(_V5)
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,37 @@
+"""What a runner needs of a session's whole log, as the index keeps it.
+
+A runner used to read the whole log when it opened a session (stats for
+``session_end``, the tools granted for the session, the approval requests already
+written): seconds on a million-message log. The service hands these over from the
+index when the index has read the whole file; otherwise the runner reads the log.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LogTotals:
+    turns: int = 0
+    tool_calls: int = 0
+    input_tokens: int = 0  # of the assistant messages (the session_end stats)
+    output_tokens: int = 0
+    grants: frozenset[str] = field(default_factory=frozenset)  # remembered, not revoked
+    requests: frozenset[str] = field(default_factory=frozenset)  # approval request ids
+
+
+def indexed_totals(conn: sqlite3.Connection, sess: int) -> LogTotals | None:
+    """The totals of session ``sess`` from the index (``None`` when it has no row)."""
+    row = conn.execute(
+        "SELECT turns, tool_calls, msg_input_tokens, msg_output_tokens, grants FROM sessions "
+        "WHERE sess = ?", (sess,)).fetchone()  # fmt: skip
+    if row is None:
+        return None
+    requests = {r[0] for r in conn.execute(
+        "SELECT request_id FROM approvals WHERE sess = ?", (sess,))}  # fmt: skip
+    grants = json.loads(row[4] or "[]")
+    return LogTotals(int(row[0]), int(row[1]), int(row[2]), int(row[3]),
+                     frozenset(str(g) for g in grants), frozenset(requests))

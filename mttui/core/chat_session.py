@@ -98,9 +98,7 @@ class ChatSession:
             return self.handle.grants()
         if self.info is None:
             return []
-        from mttui.graph.journal import scan_log
-
-        return sorted(scan_log(Path(self.info.path)).remembered)
+        return self.service.grants(self.info.id).get(self.info.id, [])
 
     def revoke_grant(self, tool: str) -> bool:
         """Withdraw a grant (opens the session for writing; ``False``: not granted or

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mttui.config import Settings
-from mttui.graph.journal import scan_log
 from mttui.graph.tools.rules import RuleError, RuleSet, parse_rule, propose_rule
 from mttui.session.errors import MttuiError
 from mttui.session.rules import add_rule, load_rules, remove_rule, rules_path
@@ -64,20 +63,9 @@ class Permissions:
     def grants(self, session_id: str | None = None) -> list[GrantEntry]:
         """Session grants (of one session, or of every session of the project)."""
         if session_id is not None:
-            info = self.service.get(session_id)
-            return [GrantEntry(t, info.id) for t in sorted(scan_log(Path(info.path)).remembered)]
-        out: list[GrantEntry] = []
-        cursor: str | None = None
-        while True:
-            page = self.service.list_sessions(limit=200, cursor=cursor)
-            for info in page.sessions:
-                path = Path(info.path)
-                if not _mentions_grants(path):
-                    continue
-                out += [GrantEntry(t, info.id) for t in sorted(scan_log(path).remembered)]
-            if not page.next_cursor:
-                return out
-            cursor = page.next_cursor
+            session_id = self.service.get(session_id).id
+        found = self.service.grants(session_id)
+        return [GrantEntry(tool, sid) for sid, tools in found.items() for tool in sorted(tools)]
 
     def as_json(self) -> dict[str, list[dict[str, str]]]:
         return {"rules": [r.as_json() for r in self.rules()],
@@ -114,7 +102,7 @@ class Permissions:
         """Withdraw the session grant of ``tool`` (a ``grant_revoked`` record; the
         session's write lock is taken for it)."""
         info = self.service.resolve(session_ref)
-        if tool not in scan_log(Path(info.path)).remembered:
+        if tool not in self.service.grants(info.id).get(info.id, []):
             raise RuleRefused(f"{tool} is not granted in session {info.id}")
         writer = self.service.open_session(Path(info.path))
         try:
@@ -128,17 +116,4 @@ def rule_covers(rule: str, tool_name: str, arguments: object,
                 project: Path | None = None) -> bool:
     """Whether the allow ``rule`` lets this call run without asking."""
     return RuleSet(allow=(rule,)).verdict(tool_name, arguments, project) is not None
-
-
-def _mentions_grants(path: Path) -> bool:
-    """A cheap pre-check: only logs with a ``remember`` can hold grants."""
-    tail = b""
-    try:
-        with open(path, "rb") as fh:
-            while chunk := fh.read(1 << 20):
-                if b'"remember"' in tail + chunk:
-                    return True
-                tail = chunk[-16:]
-    except OSError:
-        return False
     return False

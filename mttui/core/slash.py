@@ -193,9 +193,7 @@ def _permissions(ctx: SlashContext, args: str) -> SlashOutcome:
 
 
 def _logged_grants(ctx: SlashContext, sid: str) -> list[str]:
-    from mttui.graph.journal import scan_log
-
-    return sorted(scan_log(Path(ctx.service.get(sid).path)).remembered)
+    return ctx.service.grants(sid).get(sid, [])
 
 
 def _usage(ctx: SlashContext, args: str) -> SlashOutcome:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import threading
@@ -104,7 +105,7 @@ class SessionService:
         sid = (start or {}).get("session_id") or path.stem.rsplit("-", 1)[-1]
         log = SessionLog.open(path, sid)
         try:
-            thread_id = self._indexed_thread_id(path, sid)
+            thread_id = self._indexed(path, sid)[0]  # spares a full parse of a long log
             if thread_id is None:  # the index is behind or unreadable: ask the log
                 thread_id = (start or {}).get("thread_id")
                 for _, rec in read_records(path):
@@ -116,11 +117,6 @@ class SessionService:
         writer = self._writer(log, thread_id=thread_id)
         writer.totals_source = lambda: self._indexed(path, sid)[1]
         return writer
-
-    def _indexed_thread_id(self, path: Path, session_id: str) -> str | None:
-        """The session's current thread id from the index, if it has ingested the whole
-        file: spares a full parse of a long log on every open for writing."""
-        return self._indexed(path, session_id)[0]
 
     def _indexed(self, path: Path, session_id: str) -> tuple[str | None, LogTotals | None]:
         """The thread id and the :class:`LogTotals` of a session from the index, when it
@@ -317,6 +313,18 @@ class SessionService:
         with self._lock:
             path = self.layout.history_root / self._row(session_id)["path"]
         return read_all(path)
+
+    def grants(self, session_id: str | None = None) -> dict[str, list[str]]:
+        """Tools granted for the session (remembered, not revoked), by session id: of one
+        session, or of every session of the project that has any. From the index."""
+        with self._lock:
+            if session_id is not None:
+                row = self._row(session_id)
+                return {row["id"]: json.loads(row["grants"] or "[]")}
+            rows = self._ensure_fresh().execute(
+                "SELECT id, grants FROM sessions WHERE project_hash = ? AND deleting = 0 "
+                "AND grants != '[]' ORDER BY updated_at DESC, id DESC", (self.project_hash,))
+            return {r[0]: json.loads(r[1]) for r in rows}
 
     def markers(self, session_id: str) -> list[Marker]:
         """The session's compression and resume markers, placed among its messages."""

@@ -26,6 +26,10 @@ def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
             )
         conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
         out["fts_rows"] = [conn.execute("SELECT count(*) FROM messages_fts").fetchone()]
+        # CJK pairs by (session, message seq): no orphan rows, none missing
+        out["cjk_grams"] = sorted(conn.execute(
+            "SELECT s.id, m.msg_seq, g.gram FROM cjk_grams g LEFT JOIN messages m USING (rid) "
+            "LEFT JOIN sessions s USING (sess)"), key=lambda r: json.dumps(r))  # fmt: skip
         return out
     finally:
         conn.close()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from ..pending import message_of, read_ids
 from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
+from . import cjk
 from .pending_rows import PendingProjection, move_to_end
 from .schema import SessionRow, SQLValue
 
@@ -222,6 +223,8 @@ class SessionApplier:
                 self.conn.execute(
                     "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)", (rid, text)
                 )
+                cjk.remove(self.conn, [(rid, old_text)])
+                cjk.add(self.conn, [(rid, text)])
             self.conn.execute(
                 "UPDATE messages SET status = coalesce(?, status), text = coalesce(?, text) "
                 "WHERE rid = ?",
@@ -327,6 +330,7 @@ class SessionApplier:
                 "WHERE sess = ? AND msg_seq >= ?",
                 (self.sess, first_seq),
             )
+            cjk.add_where(self.conn, "sess = ? AND msg_seq >= ?", (self.sess, first_seq))
         self._new.clear()
         self._new_by_id.clear()
 

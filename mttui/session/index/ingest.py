@@ -15,6 +15,7 @@ from ..models import ReindexResult
 from ..paths import Layout
 from ..reader import ReadStats, read_records
 from ..records import parse_session_filename
+from . import cjk
 from .apply import SessionApplier
 from .schema import SESSION_TABLES, SessionRow, SQLValue, connect
 
@@ -44,6 +45,7 @@ def remove_session_rows(conn: sqlite3.Connection, sess: int) -> None:
         "SELECT 'delete', rid, text FROM messages WHERE sess = ?",
         (sess,),
     )
+    cjk.remove_where(conn, "sess = ?", (sess,))
     for table in SESSION_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE sess = ?", (sess,))
     conn.execute("DELETE FROM sessions WHERE sess = ?", (sess,))
@@ -285,6 +287,7 @@ def build_index(
             if progress is not None:
                 progress(done, total)
         conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+        cjk.rebuild(conn)
         conn.execute("COMMIT")
         if progress is not None:
             progress(total, total)

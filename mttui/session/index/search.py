@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from ..models import SearchHit, SearchScope
+from . import cjk
 from .fts import ParsedQuery, matches_all, parse_query, score, snippet
 from .queries import clamp_limit
 
@@ -53,6 +54,15 @@ def _candidates(
             ).fetchall()
         except sqlite3.OperationalError:
             pass  # never expected with quoted trigrams; the instr scan below is always valid
+    pairs = [t for t in q.short if cjk.is_pair(t)]
+    if not q.long and pairs:
+        # A 2-character CJK word: its pair's rows in cjk_grams, newest first (the
+        # primary key (gram, rid) walked backwards), confirmed by instr like the rest.
+        return conn.execute(
+            f"{_SELECT} FROM cjk_grams g JOIN messages m ON m.rid = g.rid "
+            f"WHERE g.gram = ? AND {' AND '.join(conds)} ORDER BY g.rid DESC LIMIT ?",
+            (cjk.pack(pairs[0]), *args, CANDIDATES),
+        ).fetchall()
     order = "m.msg_seq DESC" if scope == "session" else "m.rid DESC"
     return conn.execute(
         f"{_SELECT} FROM messages m WHERE {' AND '.join(conds)} ORDER BY {order} LIMIT ?",

@@ -1,0 +1,70 @@
+"""2-character CJK queries are served by the ``cjk_grams`` side table: the same hits
+as a scan of every message, kept in step through appends, text updates, deletes and
+a rebuild."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mttui.session.service import SessionService
+from tests.support.logs import message, new_session
+
+WORDS = ["缓存", "修复", "日志", "キャッシュ", "캐시", "cache", "错误处理", "排序"]
+
+
+def _scan(service: SessionService, term: str) -> set[tuple[str, int]]:
+    """What a scan of every message finds (the reference)."""
+    conn = sqlite3.connect(service.layout.index_path)
+    try:
+        rows = conn.execute(
+            "SELECT s.id, m.msg_seq, m.text FROM messages m JOIN sessions s USING (sess) "
+            "WHERE s.deleting = 0").fetchall()  # fmt: skip
+    finally:
+        conn.close()
+    return {(sid, seq) for sid, seq, text in rows if term in text}
+
+
+def _hits(service: SessionService, term: str) -> set[tuple[str, int]]:
+    return {(h.session_id, h.seq) for h in service.search(term, scope="all", limit=200)}
+
+
+texts = st.lists(st.lists(st.sampled_from(WORDS), min_size=0, max_size=4).map(" ".join),
+                 min_size=1, max_size=6)
+
+
+@settings(max_examples=15, deadline=None)
+@given(sessions=st.lists(texts, min_size=1, max_size=3), drop=st.booleans())
+def test_pair_queries_find_what_a_scan_finds(tmp_path_factory, sessions, drop) -> None:  # type: ignore[no-untyped-def]
+    root: Path = tmp_path_factory.mktemp("cjk")
+    service = SessionService(root / "home", root / "project")
+    ids = []
+    for n, contents in enumerate(sessions):
+        records = [message(f"m{n}-{i}", "user" if i % 2 == 0 else "assistant", text,
+                           status="sent") for i, text in enumerate(contents)]  # fmt: skip
+        ids.append(new_session(service, records, title=f"s{n}").session_id)
+    if drop and len(ids) > 1:
+        service.delete(ids[0])
+    for term in ("缓存", "修复", "ッシ", "캐시", "处理"):
+        assert _hits(service, term) == _scan(service, term), term
+    service.reindex()
+    for term in ("缓存", "ッシ"):
+        assert _hits(service, term) == _scan(service, term), term
+
+
+def test_the_pairs_are_used(home: Path, project: Path) -> None:
+    service = SessionService(home, project)
+    new_session(service, [message("a", "user", "请修复缓存", status="sent")], title="t")
+    service.search("缓存", scope="all", limit=5)  # catches the index up
+    conn = sqlite3.connect(service.layout.index_path)
+    try:
+        plan = " ".join(str(r) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT m.rid FROM cjk_grams g JOIN messages m ON m.rid = g.rid "
+            "WHERE g.gram = 1 ORDER BY g.rid DESC LIMIT 5"))  # fmt: skip
+        assert conn.execute("SELECT count(*) FROM cjk_grams").fetchone()[0] == 4
+    finally:
+        conn.close()
+    assert "SEARCH g USING PRIMARY KEY (gram=?)" in plan and "SCAN" not in plan

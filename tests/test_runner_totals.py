@@ -84,3 +84,36 @@ def test_an_index_behind_the_file_is_not_trusted(home: Path, project: Path) -> N
         # the index catches up first; what it reports includes the new line
         totals = writer.totals()
         assert totals is None or totals.turns == scan_log(path).stats.turns
+
+
+def test_the_lane_from_the_index_is_the_lane_of_the_log(home: Path, project: Path) -> None:
+    from mttui.session.pending import read_lane
+    from tests.support.logs import new_session
+
+    def msg(mid: str, text: str) -> dict[str, Any]:
+        return {"id": mid, "role": "user", "content": text, "status": "sent"}
+
+    service = SessionService(home, project)
+    writer = new_session(service, [
+        ("pending_add", {"item_id": "a", "mode": "queue", "text": "A"}),
+        ("pending_add", {"item_id": "b", "mode": "queue", "text": "B"}),
+        ("pending_add", {"item_id": "c", "mode": "queue", "text": "C"}),
+        ("pending_take", {"item_id": "a", "message": msg("m1", "A")}),
+        ("pending_fail", {"item_id": "c", "error": "no model"}),
+        ("pending_move", {"item_id": "b", "position": 1}),
+        ("pending_steer", {"item_id": "s1", "text": "x", "message": msg("m2", "x")}),
+        ("pending_steer", {"item_id": "s2", "text": "y", "message": msg("m3", "y")}),
+        ("pending_read", {"item_ids": ["s1"], "message_ids": ["m2"]}),
+        ("pending_remove", {"item_id": "b"}),
+    ], title="lane")  # fmt: skip
+    path = writer.path
+    writer.close()
+    with service.open_session(path) as again:
+        indexed = again.lane_source()
+        assert indexed is not None
+        logged = read_lane(path)
+        assert indexed.view() == logged.view()
+        assert {i: (it.mode, it.text, it.state, it.message_id, it.error)
+                for i, it in indexed.items.items() if it.state not in ("removed",)} == {
+            i: (it.mode, it.text, it.state, it.message_id, it.error)
+            for i, it in logged.items.items() if it.state not in ("removed",)}

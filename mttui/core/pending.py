@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from mttui.graph.events import MessageAdded, Notice, PendingChanged, RunEnded, RunEvent
 from mttui.graph.messages import new_message_id
-from mttui.session.pending import NOT_DELIVERED, Item, Lane, PendingError, read_lane
+from mttui.session.pending import NOT_DELIVERED, Item, Lane, PendingError
 from mttui.session.records import iso_timestamp, new_id
 
 from .lane_view import restart_sets
@@ -43,7 +43,7 @@ class PendingInputs:
                  hold: bool = True) -> None:
         self.writer = writer
         self._runner = runner
-        self.lane: Lane = read_lane(self.writer.path)
+        self.lane: Lane = self.writer.lane()  # the index's, or folded from the log
         # pending.md "after a restart": what exists now waits for Resume queue, and
         # steers a previous process accepted but never ran are not delivered.
         held, self._stale = restart_sets(self.lane)

@@ -8,7 +8,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 from .delete import delete_session, finish_delete
 from .doctor import run_doctor
@@ -36,11 +36,12 @@ from .reader import ReadStats, first_record, read_all, read_records
 from .record_types import Record
 from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
-from .totals import LogTotals, indexed_totals
+from .totals import indexed_lane, indexed_thread, indexed_totals
 from .usage import last_usage
 from .writer import SessionWriter
 
 APP_VERSION = "0.1.0"
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,6 @@ class SessionService:
         path = self.project_dir() / session_filename(sid, utc_now())
         log = SessionLog.create(path, sid)
         writer = self._writer(log, thread_id=new_id("thread"))
-        writer.totals_source = lambda: self._indexed(path, sid)[1]
         writer.append(
             "session_start",
             v=1,
@@ -105,7 +105,7 @@ class SessionService:
         sid = (start or {}).get("session_id") or path.stem.rsplit("-", 1)[-1]
         log = SessionLog.open(path, sid)
         try:
-            thread_id = self._indexed(path, sid)[0]  # spares a full parse of a long log
+            thread_id = self._with_indexed(path, sid, indexed_thread)
             if thread_id is None:  # the index is behind or unreadable: ask the log
                 thread_id = (start or {}).get("thread_id")
                 for _, rec in read_records(path):
@@ -114,34 +114,33 @@ class SessionService:
         except BaseException:
             log.close()
             raise
-        writer = self._writer(log, thread_id=thread_id)
-        writer.totals_source = lambda: self._indexed(path, sid)[1]
-        return writer
+        return self._writer(log, thread_id=thread_id)
 
-    def _indexed(self, path: Path, session_id: str) -> tuple[str | None, LogTotals | None]:
-        """The thread id and the :class:`LogTotals` of a session from the index, when it
-        has ingested the whole file (else ``None, None``)."""
+    def _with_indexed(self, path: Path, session_id: str,
+                      read: Callable[[sqlite3.Connection, int], T]) -> T | None:
+        """``read(conn, sess)`` on the index once it has ingested the whole file (else
+        ``None``): spares full reads of a long log when it is opened for writing."""
         self._index_file(path)
         with self._lock:
             try:
-                row = self._db().execute(
-                    "SELECT thread_id, byte_offset, sess FROM sessions WHERE id = ? AND path = ?",
-                    (session_id, rel_path(self.layout, path)),
-                ).fetchone()
-                if row is None or not row[0] or row[1] != path.stat().st_size:
-                    return None, None
-                return str(row[0]), indexed_totals(self._db(), int(row[2]))
+                conn = self._db()
+                row = conn.execute(
+                    "SELECT sess, byte_offset FROM sessions WHERE id = ? AND path = ?",
+                    (session_id, rel_path(self.layout, path))).fetchone()  # fmt: skip
+                if row is None or row[1] != path.stat().st_size:
+                    return None
+                return read(conn, int(row[0]))
             except (sqlite3.Error, ValueError, OSError):
-                return None, None
+                return None
 
     def _writer(self, log: SessionLog, *, thread_id: str | None) -> SessionWriter:
-        return SessionWriter(
-            log,
-            thread_id=thread_id,
-            project=str(self.project),
-            project_hash=self.project_hash,
-            on_append=self._index_file,
-        )
+        writer = SessionWriter(log, thread_id=thread_id, project=str(self.project),
+                               project_hash=self.project_hash, on_append=self._index_file)
+        # what the writer's readers may take from the index instead of the log
+        path, sid = log.path, log.session_id
+        writer.totals_source = lambda: self._with_indexed(path, sid, indexed_totals)
+        writer.lane_source = lambda: self._with_indexed(path, sid, indexed_lane)
+        return writer
 
     # -- the index -----------------------------------------------------------
     def _db(self) -> sqlite3.Connection:

@@ -12,6 +12,9 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 
+from .index.pending_rows import load_lane
+from .pending import Lane
+
 
 @dataclass(frozen=True)
 class LogTotals:
@@ -35,3 +38,14 @@ def indexed_totals(conn: sqlite3.Connection, sess: int) -> LogTotals | None:
     grants = json.loads(row[4] or "[]")
     return LogTotals(int(row[0]), int(row[1]), int(row[2]), int(row[3]),
                      frozenset(str(g) for g in grants), frozenset(requests))
+
+
+def indexed_thread(conn: sqlite3.Connection, sess: int) -> str | None:
+    """The session's current thread id as the index has it."""
+    row = conn.execute("SELECT thread_id FROM sessions WHERE sess = ?", (sess,)).fetchone()
+    return str(row[0]) if row is not None and row[0] else None
+
+
+def indexed_lane(conn: sqlite3.Connection, sess: int) -> Lane:
+    """Every pending item of the session (not only the active ones), as the index has it."""
+    return load_lane(conn, sess, everything=True)

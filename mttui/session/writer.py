@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .log import SessionLog
+from .pending import Lane, read_lane
 from .totals import LogTotals
 
 
@@ -36,6 +37,7 @@ class SessionWriter:
         # the log's totals from the index, when it has read the whole file (injected
         # by the service; ``None``: unknown, a reader must read the log itself)
         self.totals_source: Callable[[], LogTotals | None] = lambda: None
+        self.lane_source: Callable[[], Lane | None] = lambda: None  # the pending lane
 
     @property
     def session_id(self) -> str:
@@ -66,6 +68,13 @@ class SessionWriter:
         """What a runner needs of the whole log, from the index (``None``: read the log)."""
         with self._lock:  # not between an append and its index update
             return self.totals_source()
+
+    def lane(self) -> Lane:
+        """The session's pending lane: from the index when it has the whole file, else
+        folded from the log."""
+        with self._lock:
+            found = self.lane_source()
+        return found if found is not None else read_lane(self.log.path)
 
     def close(self) -> None:
         self.log.close()

@@ -155,3 +155,17 @@ async def test_status_shows_context_left_and_cost(service: SessionService) -> No
         status = app.screen.query_one(StatusBar)
         assert status.context_left == 25  # 96 000 of 128 000 used
         assert status.cost == "$0.1500"
+
+
+async def test_help_command_opens_the_help_with_the_commands(service: SessionService) -> None:
+    from mttui.screens.help import HelpScreen
+    from tests.support.tui import screen_text
+
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=(110, 140)) as pilot:
+        await settle(pilot)
+        await send(pilot, "/help")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        assert "Slash commands" in text and "/clear" in text and "/usage" in text

@@ -169,3 +169,20 @@ async def test_help_command_opens_the_help_with_the_commands(service: SessionSer
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
         assert "Slash commands" in text and "/clear" in text and "/usage" in text
+
+
+async def test_the_loaded_agents_md_files_show_under_the_header(
+        service: SessionService, project: Path) -> None:
+    from textual.widgets import Static
+
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        line = app.screen.query_one("#instructions-line", Static)
+        assert not line.display  # no AGENTS.md: no line
+    (project / "AGENTS.md").write_text("Use tabs.\n")
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        line = app.screen.query_one("#instructions-line", Static)
+        assert line.display and "instructions loaded: AGENTS.md" in str(line.render())

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.message import Message
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from mttui.config import Settings
 from mttui.core.attachments import AttachmentError
@@ -64,8 +65,21 @@ class FilesRanked(Message):
     files: list[str]
 
 
+@dataclass
+class InstructionsLine(Message):
+    """Which ``AGENTS.md`` files the next run loads (empty: none)."""
+
+    text: str
+
+
 class SlashChat(CompactChat):
     """The slash-command side of the chat screen, and the ``/`` and ``@`` lists."""
+
+    DEFAULT_CSS = """
+    SlashChat #instructions-line { height: 1; padding: 0 1; color: $text-muted;
+                                   display: none; }
+    SlashChat #instructions-line.-visible { display: block; }
+    """
 
     service: SessionService  # what the chat screen provides
     settings: Settings
@@ -75,6 +89,20 @@ class SlashChat(CompactChat):
         completion = self.query_one(CompletionList)
         prompt = self.query_one(PromptArea)
         prompt.completion, completion.target = completion, prompt
+        self.read_instructions()
+
+    @work(thread=True, group="instructions", exclusive=True, exit_on_error=False,
+          name="AGENTS.md")
+    def read_instructions(self) -> None:
+        from mttui.graph.instructions import load_instructions
+
+        project = self.service.project
+        self.post_message(InstructionsLine(load_instructions(project).loaded_line(project)))
+
+    def on_instructions_line(self, message: InstructionsLine) -> None:
+        line = self.query_one("#instructions-line", Static)
+        line.update(Text(message.text, no_wrap=True, overflow="ellipsis"))
+        line.set_class(bool(message.text), "-visible")
 
     # -- the completion lists -------------------------------------------------------
     @on(TextArea.Changed, "#prompt")
@@ -180,6 +208,7 @@ class SlashChat(CompactChat):
             status.context_left = -1 if left is None else left
         elif isinstance(event, ev.RunEnded):
             self.refresh_usage()
+            self.read_instructions()  # an edited or new AGENTS.md shows after the run
 
     @on(Opened)
     def _usage_opened(self, message: Opened) -> None:

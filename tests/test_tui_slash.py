@@ -186,3 +186,12 @@ async def test_the_loaded_agents_md_files_show_under_the_header(
         await settle(pilot)
         line = app.screen.query_one("#instructions-line", Static)
         assert line.display and "instructions loaded: AGENTS.md" in str(line.render())
+
+
+async def test_a_reopened_session_shows_its_chosen_model(service: SessionService) -> None:
+    sid = write(service, "Chosen", [msg("user", "hi", 1),
+                                    ("session_update", {"model": "picked", "chosen": True})])
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, 6)
+        assert app.screen.query_one(StatusBar).model == "picked"

@@ -14,6 +14,7 @@ from textual.widgets import Static, TextArea
 from mttui.config import Settings
 from mttui.core.attachments import AttachmentError
 from mttui.core.attachments import check as check_files
+from mttui.core.model_choice import session_settings
 from mttui.core.project_files import ProjectFiles
 from mttui.core.slash import (
     Parsed,
@@ -212,6 +213,10 @@ class SlashChat(CompactChat):
 
     @on(Opened)
     def _usage_opened(self, message: Opened) -> None:
+        info = self.chat.info
+        if info is not None:  # the session's own /model (unless --model was given)
+            chosen = session_settings(self.settings, info.chosen_model).model
+            self.query_one(StatusBar).model = chosen
         self.refresh_usage()
 
     @work(thread=True, group="usage", exclusive=True, exit_on_error=False, name="usage")

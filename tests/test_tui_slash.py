@@ -195,3 +195,17 @@ async def test_a_reopened_session_shows_its_chosen_model(service: SessionService
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, 6)
         assert app.screen.query_one(StatusBar).model == "picked"
+
+
+async def test_enter_after_fast_typing_sends_the_text_not_a_stale_choice(
+        service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lst = app.screen.query_one(CompletionList)
+        prompt = app.screen.query_one(PromptArea)
+        await _type(pilot, "slash", *"mo")
+        assert lst.shown
+        prompt.insert("del foo")  # typed on before the list caught up
+        assert lst.take_key("enter") is False and not lst.shown
+        assert prompt.text == "/model foo"

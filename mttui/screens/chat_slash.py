@@ -31,7 +31,7 @@ from mttui.graph import events as ev
 from mttui.messages import RunEventMessage
 from mttui.session.errors import MttuiError
 from mttui.session.service import SessionService
-from mttui.widgets.completion import CompletionList, Trigger, trigger_at
+from mttui.widgets.completion import CompletionList, Trigger, trigger_of
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.status import StatusBar
@@ -111,10 +111,8 @@ class SlashChat(CompactChat):
         self.update_completion()
 
     def update_completion(self) -> None:
-        prompt = self.query_one(PromptArea)
         completion = self.query_one(CompletionList)
-        row, col = prompt.cursor_location
-        trigger = trigger_at(prompt.document.get_line(row)[:col]) if prompt.text else None
+        trigger = trigger_of(self.query_one(PromptArea))
         if trigger is None:
             completion.hide()
         elif trigger.kind == "slash":
@@ -136,9 +134,7 @@ class SlashChat(CompactChat):
         self.post_message(FilesRanked(trigger, self.files.rank(trigger.query)))
 
     def on_files_ranked(self, message: FilesRanked) -> None:
-        prompt = self.query_one(PromptArea)
-        row, col = prompt.cursor_location
-        if trigger_at(prompt.document.get_line(row)[:col]) != message.trigger:
+        if trigger_of(self.query_one(PromptArea)) != message.trigger:
             return  # typed on meanwhile: a newer ranking comes
         rows = [(f'@"{f}" ' if " " in f else f"@{f} ", f, "") for f in message.files]
         self.query_one(CompletionList).show(message.trigger, rows)

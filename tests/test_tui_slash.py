@@ -131,6 +131,10 @@ async def test_clear_model_and_refusal_in_the_chat(service: SessionService,
         await wait_for(pilot, lambda: bool(session_records(service, sid, "session_clear")))
         await settle(pilot)
         assert any(it.kind == "cleared" for it in chat.query_one(HistoryView).items)
+        await send(pilot, "/permissions revoke shell")  # refused: the text comes back
+        await wait_for(pilot, lambda: chat.query_one(PromptArea).text
+                       == "/permissions revoke shell")
+        chat.query_one(PromptArea).text = ""
         await send(pilot, "/model other-model")
         await wait_for(pilot, lambda: chat.query_one(StatusBar).model == "other-model")
         assert service.get(sid).chosen_model == "other-model"

@@ -51,6 +51,13 @@ class SlashDone(Message):
 
 
 @dataclass
+class SlashFailed(Message):
+    """A command was refused: its text goes back into an empty prompt (nothing lost)."""
+
+    text: str
+
+
+@dataclass
 class UsageShown(Message):
     """The session's context left (% or -1) and cost ("" when unpriced)."""
 
@@ -178,8 +185,15 @@ class SlashChat(CompactChat):
                 self.emit(event)
         except MttuiError as exc:
             self.post_message(Note(str(exc), "error"))
+            self.post_message(SlashFailed(f"/{parsed.name} {parsed.args}".rstrip()))
             return
         self.post_message(SlashDone(outcome))
+
+    def on_slash_failed(self, message: SlashFailed) -> None:
+        prompt = self.query_one(PromptArea)
+        if not prompt.text:
+            prompt.text = message.text
+            prompt.move_cursor(prompt.document.end)
 
     def on_slash_done(self, message: SlashDone) -> None:
         outcome = message.outcome
@@ -200,8 +214,10 @@ class SlashChat(CompactChat):
     def _usage_event(self, message: RunEventMessage) -> None:
         event = message.event
         status = self.query_one(StatusBar)
-        if isinstance(event, ev.UsageUpdated):
-            left = context_left(event.input_tokens, status.token_limit)
+        if isinstance(event, (ev.UsageUpdated, ev.Compressed)):
+            used = (event.input_tokens if isinstance(event, ev.UsageUpdated)
+                    else event.tokens_after)  # fmt: skip
+            left = context_left(used, status.token_limit)
             status.context_left = -1 if left is None else left
         elif isinstance(event, ev.RunEnded):
             self.refresh_usage()

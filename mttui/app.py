@@ -236,12 +236,12 @@ class MttuiApp(App[None]):
         ]
 
     def action_help(self) -> None:
-        from mttui.screens.help import HelpScreen, offline_help
+        from mttui.screens.help import HelpScreen, offline_help, slash_help
 
         if any(isinstance(s, HelpScreen) for s in self.screen_stack):
             return
         self.push_screen(HelpScreen(self.help_sections(), offline=offline_help(),
-                                    keymap=self.keymap))
+                                    keymap=self.keymap, commands=slash_help()))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every binding active on the screen is also a command of the palette."""

@@ -80,3 +80,21 @@ def test_what_is_a_mention(project: Path) -> None:
     with pytest.raises(AttachmentError, match="is a directory"):
         (project / "d").mkdir()
         resolve(project, "@d/")
+
+
+def test_a_queued_message_gets_its_files_when_it_runs(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    (project / "notes.txt").write_text("queued content\n")
+    env = _env(fake_openai)
+    r = cli(home, project, "exec", "--json", "first", **env)
+    sid = json_events(r.stdout)[0]["session_id"]
+    assert cli(home, project, "queue", "add", sid, "use @notes.txt", **env).returncode == 0
+    assert cli(home, project, "queue", "add", sid, "use @gone.txt", **env).returncode == 0
+    r = cli(home, project, "queue", "resume", sid, "--approve", "all", **env)
+    assert '<file path="notes.txt">\nqueued content\n</file>' in _last_user(
+        fake_openai.requests[-1])
+    assert "@gone.txt: no such file" in r.stderr
+    items = json.loads(cli(home, project, "queue", "list", sid, "--json", **env).stdout)
+    assert [(i["text"], i["state"]) for i in items["items"]] == [("use @gone.txt",
+                                                                  "needs_retry")]

@@ -57,9 +57,11 @@ def test_clear_starts_a_new_thread_the_model_sees_nothing_before(
     assert slash["command"] == "clear" and slash["dropped"] == 1
     assert len(fake_openai.requests) == 2  # nothing sent
 
-    r = _exec(home, project, env, "--session", sid, "after the clear")
+    r = _exec(home, project, env, "--session", sid, "--json", "after the clear")
     assert r.returncode == 0, r.stderr
     assert _users(fake_openai.requests[-1]) == ["after the clear"]
+    resumed = [e for e in json_events(r.stdout) if e["event"] == "resumed"][0]
+    assert resumed["mode"] == "execution" and resumed["warnings"] == []
     log = records(_path(home, project, sid))
     clears = [rec for rec in log if rec["type"] == "session_clear"]
     assert len(clears) == 1 and clears[0]["thread_id"]

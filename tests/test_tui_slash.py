@@ -131,6 +131,10 @@ async def test_clear_model_and_refusal_in_the_chat(service: SessionService,
         await wait_for(pilot, lambda: bool(session_records(service, sid, "session_clear")))
         await settle(pilot)
         assert any(it.kind == "cleared" for it in chat.query_one(HistoryView).items)
+        await send(pilot, "/permissions revoke shell")  # refused: the text comes back
+        await wait_for(pilot, lambda: chat.query_one(PromptArea).text
+                       == "/permissions revoke shell")
+        chat.query_one(PromptArea).text = ""
         await send(pilot, "/model other-model")
         await wait_for(pilot, lambda: chat.query_one(StatusBar).model == "other-model")
         assert service.get(sid).chosen_model == "other-model"
@@ -155,3 +159,57 @@ async def test_status_shows_context_left_and_cost(service: SessionService) -> No
         status = app.screen.query_one(StatusBar)
         assert status.context_left == 25  # 96 000 of 128 000 used
         assert status.cost == "$0.1500"
+
+
+async def test_help_command_opens_the_help_with_the_commands(service: SessionService) -> None:
+    from mttui.screens.help import HelpScreen
+    from tests.support.tui import screen_text
+
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=(110, 140)) as pilot:
+        await settle(pilot)
+        await send(pilot, "/help")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        assert "Slash commands" in text and "/clear" in text and "/usage" in text
+
+
+async def test_the_loaded_agents_md_files_show_under_the_header(
+        service: SessionService, project: Path) -> None:
+    from textual.widgets import Static
+
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        line = app.screen.query_one("#instructions-line", Static)
+        assert not line.display  # no AGENTS.md: no line
+    (project / "AGENTS.md").write_text("Use tabs.\n")
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        line = app.screen.query_one("#instructions-line", Static)
+        assert line.display and "instructions loaded: AGENTS.md" in str(line.render())
+
+
+async def test_a_reopened_session_shows_its_chosen_model(service: SessionService) -> None:
+    sid = write(service, "Chosen", [msg("user", "hi", 1),
+                                    ("session_update", {"model": "picked", "chosen": True})])
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, 6)
+        assert app.screen.query_one(StatusBar).model == "picked"
+
+
+async def test_enter_after_fast_typing_sends_the_text_not_a_stale_choice(
+        service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lst = app.screen.query_one(CompletionList)
+        prompt = app.screen.query_one(PromptArea)
+        await _type(pilot, "slash", *"mo")
+        assert lst.shown
+        prompt.insert("del foo")  # typed on before the list caught up
+        assert lst.take_key("enter") is False and not lst.shown
+        assert prompt.text == "/model foo"

@@ -47,10 +47,24 @@ def clear_session(runner: Runner, pending: PendingInputs) -> Cleared:
             records.append(("message_update", {"message_id": item.message_id,
                                                "status": "error", "error": DROPPED}))
         records.append(("pending_remove", {"item_id": item.id}))
-    written = runner.writer.append_many(records)
+    written = runner.writer.append_many(records)  # the log first …
     for rec in written:
         lane.apply(rec)
     for item in items:
         pending.held.discard(item.id)
+    _seed(runner, thread_id)  # … then the checkpoint: a resume finds the new thread
     runner.invalidate()
     return Cleared(thread_id, len(items))
+
+
+def _seed(runner: Runner, thread_id: str) -> None:
+    """An empty checkpoint for the new thread (as a resume's rebuild writes one), so
+    that a later resume continues it in execution mode. Lost in a crash, the resume
+    rebuilds it from the log (nothing before the clear is in the model's view)."""
+    runner.graph.update_state(
+        {"configurable": {"thread_id": thread_id}},
+        {"messages": [], "pending_tool_calls": [], "completed_tool_calls": [],
+         "approval_requests": [], "needs_human_approval": False, "step_count": 0,
+         "stop_reason": "stopped", "run_id": ""},
+        as_node="observation",
+    )  # fmt: skip

@@ -25,6 +25,9 @@ from mttui.graph.messages import new_message_id
 from mttui.session.pending import NOT_DELIVERED, Item, Lane, PendingError
 from mttui.session.records import iso_timestamp, new_id
 
+from .attachments import AttachmentError
+from .attachments import model_text as with_files
+from .attachments import resolve as resolve_files
 from .lane_view import restart_sets
 
 if TYPE_CHECKING:
@@ -273,8 +276,18 @@ class PendingInputs:
             self._taking = head.id
             user: Json = {"id": new_message_id(), "role": "user", "content": head.text,
                     "status": "sent"}  # fmt: skip
+            try:  # its @files, read now (as a message sent at once would be)
+                files = resolve_files(self.runner.project, head.text)
+            except AttachmentError as exc:
+                self._taking = None
+                self._not_started([head], str(exc))
+                said: list[RunEvent] = [Notice("error", f"not sent: {exc}"),
+                                        PendingChanged("not sent")]  # fmt: skip
+                return iter(said)
+            if files:
+                user["attachments"] = [f.record() for f in files]
             return self._start([user], ("pending_take", {"item_id": head.id, "message": user}),
-                               [head])  # fmt: skip
+                               [head], with_files(head.text, files) if files else None)
 
     def _work(self) -> tuple[list[Item], Item | None] | None:
         """``(unread steers, queue head)`` when the drain has something to run."""
@@ -293,10 +306,10 @@ class PendingInputs:
             return False
 
     def _start(self, users: list[Json], record: tuple[str, Json],
-               items: list[Item]) -> Iterator[RunEvent]:
+               items: list[Item], model_text: str | None = None) -> Iterator[RunEvent]:
         """A run whose first record is ``record``; a failure before it is written
         sends the items back (queue: head, needs_retry; steers: not delivered)."""
-        events = self.runner.run_messages(users, record)
+        events = self.runner.run_messages(users, record, model_text=model_text)
         try:
             first = next(events)
         except Exception as exc:  # nothing was written: the input is not lost

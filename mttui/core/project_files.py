@@ -74,7 +74,7 @@ def git_files(project: Path) -> list[str] | None:
     if proc.returncode != 0:
         return None
     names = proc.stdout.decode("utf-8", errors="replace").split("\0")
-    return [n for n in dict.fromkeys(names) if n and (project / n).is_file()]
+    return [n for n in dict.fromkeys(names) if n]  # a file deleted since: refused on send
 
 
 def _ignore_patterns(project: Path) -> list[str]:

@@ -130,10 +130,9 @@ def completions(prefix: str) -> list[Command]:
 
 def help_text() -> str:
     width = max(len(f"/{c.name} {c.usage}".strip()) for c in REGISTRY.values())
-    lines = ["commands:"]
-    for c in REGISTRY.values():
-        lines.append(f"  {f'/{c.name} {c.usage}'.strip():<{width}}  {c.summary}")
-    lines.append("keys: F1 or ? in the app lists every key binding")
+    lines = [f"{f'/{c.name} {c.usage}'.strip():<{width}}  {c.summary}"
+             for c in REGISTRY.values()]
+    lines.append("(keys: F1 in the app lists every key binding; @path attaches a file)")
     return "\n".join(lines)
 
 

@@ -84,6 +84,7 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
 
     def compose(self) -> ComposeResult:
         yield Static(id="chat-bar")
+        yield Static(id="instructions-line")  # the AGENTS.md files loaded (chat_slash.py)
         yield HistoryView(self._page, id="history")
         yield PendingLane(id="pending-lane")
         yield CompletionList(id="completion")  # / commands and @ files (chat_slash.py)

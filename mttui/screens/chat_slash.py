@@ -6,13 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.message import Message
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from mttui.config import Settings
 from mttui.core.attachments import AttachmentError
 from mttui.core.attachments import check as check_files
+from mttui.core.model_choice import session_settings
 from mttui.core.project_files import ProjectFiles
 from mttui.core.slash import (
     Parsed,
@@ -29,7 +31,7 @@ from mttui.graph import events as ev
 from mttui.messages import RunEventMessage
 from mttui.session.errors import MttuiError
 from mttui.session.service import SessionService
-from mttui.widgets.completion import CompletionList, Trigger, trigger_at
+from mttui.widgets.completion import CompletionList, Trigger, trigger_of
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.status import StatusBar
@@ -49,6 +51,13 @@ class SlashDone(Message):
 
 
 @dataclass
+class SlashFailed(Message):
+    """A command was refused: its text goes back into an empty prompt (nothing lost)."""
+
+    text: str
+
+
+@dataclass
 class UsageShown(Message):
     """The session's context left (% or -1) and cost ("" when unpriced)."""
 
@@ -64,8 +73,21 @@ class FilesRanked(Message):
     files: list[str]
 
 
+@dataclass
+class InstructionsLine(Message):
+    """Which ``AGENTS.md`` files the next run loads (empty: none)."""
+
+    text: str
+
+
 class SlashChat(CompactChat):
     """The slash-command side of the chat screen, and the ``/`` and ``@`` lists."""
+
+    DEFAULT_CSS = """
+    SlashChat #instructions-line { height: 1; padding: 0 1; color: $text-muted;
+                                   display: none; }
+    SlashChat #instructions-line.-visible { display: block; }
+    """
 
     service: SessionService  # what the chat screen provides
     settings: Settings
@@ -75,6 +97,20 @@ class SlashChat(CompactChat):
         completion = self.query_one(CompletionList)
         prompt = self.query_one(PromptArea)
         prompt.completion, completion.target = completion, prompt
+        self.read_instructions()
+
+    @work(thread=True, group="instructions", exclusive=True, exit_on_error=False,
+          name="AGENTS.md")
+    def read_instructions(self) -> None:
+        from mttui.graph.instructions import load_instructions
+
+        project = self.service.project
+        self.post_message(InstructionsLine(load_instructions(project).loaded_line(project)))
+
+    def on_instructions_line(self, message: InstructionsLine) -> None:
+        line = self.query_one("#instructions-line", Static)
+        line.update(Text(message.text, no_wrap=True, overflow="ellipsis"))
+        line.set_class(bool(message.text), "-visible")
 
     # -- the completion lists -------------------------------------------------------
     @on(TextArea.Changed, "#prompt")
@@ -82,10 +118,8 @@ class SlashChat(CompactChat):
         self.update_completion()
 
     def update_completion(self) -> None:
-        prompt = self.query_one(PromptArea)
         completion = self.query_one(CompletionList)
-        row, col = prompt.cursor_location
-        trigger = trigger_at(prompt.document.get_line(row)[:col]) if prompt.text else None
+        trigger = trigger_of(self.query_one(PromptArea))
         if trigger is None:
             completion.hide()
         elif trigger.kind == "slash":
@@ -107,9 +141,7 @@ class SlashChat(CompactChat):
         self.post_message(FilesRanked(trigger, self.files.rank(trigger.query)))
 
     def on_files_ranked(self, message: FilesRanked) -> None:
-        prompt = self.query_one(PromptArea)
-        row, col = prompt.cursor_location
-        if trigger_at(prompt.document.get_line(row)[:col]) != message.trigger:
+        if trigger_of(self.query_one(PromptArea)) != message.trigger:
             return  # typed on meanwhile: a newer ranking comes
         rows = [(f'@"{f}" ' if " " in f else f"@{f} ", f, "") for f in message.files]
         self.query_one(CompletionList).show(message.trigger, rows)
@@ -153,8 +185,15 @@ class SlashChat(CompactChat):
                 self.emit(event)
         except MttuiError as exc:
             self.post_message(Note(str(exc), "error"))
+            self.post_message(SlashFailed(f"/{parsed.name} {parsed.args}".rstrip()))
             return
         self.post_message(SlashDone(outcome))
+
+    def on_slash_failed(self, message: SlashFailed) -> None:
+        prompt = self.query_one(PromptArea)
+        if not prompt.text:
+            prompt.text = message.text
+            prompt.move_cursor(prompt.document.end)
 
     def on_slash_done(self, message: SlashDone) -> None:
         outcome = message.outcome
@@ -175,14 +214,21 @@ class SlashChat(CompactChat):
     def _usage_event(self, message: RunEventMessage) -> None:
         event = message.event
         status = self.query_one(StatusBar)
-        if isinstance(event, ev.UsageUpdated):
-            left = context_left(event.input_tokens, status.token_limit)
+        if isinstance(event, (ev.UsageUpdated, ev.Compressed)):
+            used = (event.input_tokens if isinstance(event, ev.UsageUpdated)
+                    else event.tokens_after)  # fmt: skip
+            left = context_left(used, status.token_limit)
             status.context_left = -1 if left is None else left
         elif isinstance(event, ev.RunEnded):
             self.refresh_usage()
+            self.read_instructions()  # an edited or new AGENTS.md shows after the run
 
     @on(Opened)
     def _usage_opened(self, message: Opened) -> None:
+        info = self.chat.info
+        if info is not None:  # the session's own /model (unless --model was given)
+            chosen = session_settings(self.settings, info.chosen_model).model
+            self.query_one(StatusBar).model = chosen
         self.refresh_usage()
 
     @work(thread=True, group="usage", exclusive=True, exit_on_error=False, name="usage")

@@ -23,6 +23,13 @@ def offline_help() -> str:
     return OFFLINE_HELP
 
 
+def slash_help() -> str:
+    """The slash commands and what they do (``/help``)."""
+    from mttui.core.slash import help_text
+
+    return help_text()
+
+
 def _bindings(items: Iterable[BindingType]) -> list[Binding]:
     out = []
     for item in items:
@@ -46,8 +53,9 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help.close")]
 
     def __init__(self, sections: list[Section], *, offline: str = "",
-                 keymap: dict[str, str] | None = None) -> None:
+                 keymap: dict[str, str] | None = None, commands: str = "") -> None:
         super().__init__()
+        self.commands = commands  # the slash commands (mttui.core.slash)
         self.sections = sections
         self.offline = offline
         self.keymap = keymap or {}
@@ -89,6 +97,9 @@ class HelpScreen(ModalScreen[None]):
         if self.offline:
             parts += [Text(""), Text("Offline model", style="bold underline"),
                       Text(self.offline)]
+        if self.commands:
+            parts += [Text(""), Text("Slash commands (type / in the prompt)",
+                                     style="bold underline"), Text(self.commands)]
         return Group(*parts)
 
     def action_close(self) -> None:

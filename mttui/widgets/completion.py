@@ -38,6 +38,14 @@ def trigger_at(line: str) -> Trigger | None:
     return None
 
 
+def trigger_of(area: TextArea) -> Trigger | None:
+    """The completion the text before ``area``'s cursor calls for."""
+    if not area.text:
+        return None
+    row, col = area.cursor_location
+    return trigger_at(area.document.get_line(row)[:col])
+
+
 class CompletionList(OptionList):
     """A short list of choices shown above the prompt (hidden when empty)."""
 
@@ -92,6 +100,9 @@ class CompletionList(OptionList):
             self.highlighted = (now + (1 if key == "down" else -1)) % count
             return True
         if key in ("tab", "enter"):
+            if self.target is None or trigger_of(self.target) != self.trigger:
+                self.hide()  # typed on faster than the list followed: the key is the text's
+                return False
             self.complete()
             return True
         return False

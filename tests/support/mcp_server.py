@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
+import anyio
 from mcp.server.fastmcp import FastMCP
 
 
@@ -47,10 +47,10 @@ def build(port: int = 0) -> FastMCP:
         return f"sum={a + b}"
 
     @server.tool()
-    def slow(seconds: float) -> str:
+    async def slow(seconds: float) -> str:
         """Sleep, then answer."""
         _count("slow")
-        time.sleep(seconds)
+        await anyio.sleep(seconds)
         return "slept"
 
     @server.tool()

@@ -64,6 +64,9 @@ def build(port: int = 0) -> FastMCP:
 
 def main() -> None:
     args = sys.argv[1:]
+    if os.environ.get("MCP_STARTS"):
+        with open(os.environ["MCP_STARTS"], "a") as fh:
+            fh.write("start\n")
     if "--fail" in args:
         print("testserver: cannot start (scripted)", file=sys.stderr)
         sys.exit(3)

@@ -217,7 +217,9 @@ class McpManager:
 
     def call(self, name: str, args: dict[str, Any], *, stop: threading.Event | None = None,
              grace: float = 2.0) -> tuple[str, str]:
-        """``(status, text)`` of one call: success | error | interrupted."""
+        """``(status, text)`` of one call: success | error | interrupted. Starts the
+        servers first if no model call did (a call approved before a restart)."""
+        self.start()
         parts = split_tool_name(name)
         session = self._sessions.get(parts[0]) if parts else None
         if parts is None or session is None or self._loop is None:

@@ -51,6 +51,7 @@ def test_mcp_screen(snap_compare, tmp_path: Path, service: SessionService) -> No
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
+        await quiet(pilot)  # the chat's prompt behind the dialog: no blinking cursor
         screen = McpScreen(settings, service.project)
         pilot.app.push_screen(screen)
         await wait_for(pilot, lambda: screen.states is not None)

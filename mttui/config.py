@@ -17,6 +17,18 @@ written anywhere by mttui.
 
     [keys]                         # TUI binding overrides: action = "key"
     stop = "escape"
+
+    sandbox = "workspace"          # off | workspace (default: workspace when bwrap works)
+    sandbox_network = false
+
+    [permissions]                  # rules: TOOL or TOOL(glob); deny beats allow
+    allow = ["shell(npm test*)"]
+    deny = ["shell(rm *)"]
+
+    [mcp_servers.NAME]             # command + args (+ env) for stdio, or url for HTTP
+    command = "python"
+    args = ["server.py"]
+    trust = "ask"                  # ask | read
 """
 
 from __future__ import annotations

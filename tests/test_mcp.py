@@ -123,3 +123,20 @@ def test_bad_mcp_config_is_one_line(home: Path, project: Path) -> None:
     config.write_text('[mcp_servers.x]\ntrust = "always"\ncommand = "y"\n')
     r = cli(home, project, "mcp", "--json", MTTUI_CONFIG=str(config))
     assert r.returncode == 1 and len(r.stderr.splitlines()) == 1 and "trust" in r.stderr
+
+
+def test_servers_start_only_when_a_run_needs_tools(
+        home: Path, project: Path, fake_openai: FakeOpenAI) -> None:
+    starts = home.parent / "starts.txt"
+    config = stdio_server("calc", env={"MCP_STARTS": str(starts)})
+    fake_openai.add(text("hello"))
+    code, events, err = _run(home, project, fake_openai, config, "hi")
+    assert code == 0, err
+    assert call_lines(starts) == ["start"]
+    sid = events[0]["session_id"]
+    path = home.parent / "mcp-config.toml"
+    for args in (("resume-check", sid, "--json"), ("sessions", "--json"),
+                 ("history", sid, "--json"), ("permissions", "--json")):
+        r = cli(home, project, *args, MTTUI_CONFIG=str(path))
+        assert r.returncode == 0, r.stderr
+    assert call_lines(starts) == ["start"]  # reading starts no server

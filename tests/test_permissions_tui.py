@@ -61,6 +61,7 @@ def test_permissions_screen(snap_compare, service: SessionService, with_rules: P
     from mttui.config import load_settings
 
     async def run_before(pilot: Any) -> None:
+        await quiet(pilot)  # the chat's prompt behind the dialog: no blinking cursor
         await _open(pilot)
         await quiet(pilot)
 

@@ -42,6 +42,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
 
     def reasoning(state: AgentState) -> dict[str, Any]:
         emit = get_stream_writer()
+        ctx.ensure_tools()  # MCP servers start when the first run needs tools
         mcp_warnings(ctx, emit)
         if ctx.stop.is_set():
             return {"stop_reason": "stopped"}

@@ -68,8 +68,21 @@ class GraphContext:
     rules: RuleSource | None = None  # permission rules (config + the project's saved ones)
     sandbox: Sandbox | None = None  # shell calls under bwrap (auto-edit runs them unasked)
     sandbox_noticed: bool = False  # the "sandbox off" notice was given (once per runner)
-    mcp: McpManager | None = None  # the MCP servers (their tools are bound to the model)
+    mcp: McpManager | None = None  # the MCP servers (started by the first model call)
+    mcp_bound: bool = False  # their tools are bound to the model
     risks: dict[str, str] = field(default_factory=dict)  # risk levels of extra (MCP) tools
+
+    def ensure_tools(self) -> None:
+        """Before a model call: start the MCP servers (once; a run needs tools now)
+        and bind their tools to the model with the built-in ones."""
+        if self.mcp is None or self.mcp_bound or self.summarizer is None:
+            return
+        from .tools import TOOL_SCHEMAS
+
+        self.mcp.start()
+        self.model = self.summarizer.bind_tools([*TOOL_SCHEMAS, *self.mcp.schemas()])
+        self.risks = self.mcp.risks()
+        self.mcp_bound = True
 
     @property
     def sandboxed(self) -> bool:
@@ -114,9 +127,8 @@ def make_context(
     from .prompt import system_prompt
     from .tools import TOOL_SCHEMAS
 
-    extra = mcp.schemas() if mcp is not None else []
     return GraphContext(
-        model=raw_model.bind_tools([*TOOL_SCHEMAS, *extra]), summarizer=raw_model, project=project,
+        model=raw_model.bind_tools(TOOL_SCHEMAS), summarizer=raw_model, project=project,
         journal=journal, system_prompt=system_prompt(project), approval=settings.approval,
         max_steps=settings.max_steps_per_run, grace=grace, base_url=settings.base_url,
         remembered=remembered, stop=stop, token_limit=settings.token_limit,
@@ -127,5 +139,5 @@ def make_context(
         rules=RuleSource.for_project(settings.permissions_allow, settings.permissions_deny,
                                      home, project),
         sandbox=Sandbox(settings.sandbox, settings.sandbox_network),
-        mcp=mcp, risks=mcp.risks() if mcp is not None else {},
+        mcp=mcp,
     )  # fmt: skip

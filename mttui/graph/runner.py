@@ -122,11 +122,10 @@ class Runner:
         except ModelConfigError as exc:
             raise RunnerError(str(exc)) from None
         failures = self._ctx.compress_failures if self._ctx is not None else 0
-        if self._mcp is None and self.settings.mcp_servers:  # servers start with the 1st run
+        if self._mcp is None and self.settings.mcp_servers:  # started by the first model call
             from .mcp import McpManager
 
             self._mcp = McpManager(self.settings.mcp_servers, self.project)
-            self._mcp.start()
         self._ctx = make_context(
             self.settings,
             raw,

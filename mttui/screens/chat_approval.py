@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.markup import escape
 from textual import work
 from textual.actions import SkipAction
 from textual.binding import Binding
@@ -68,10 +69,11 @@ class ApprovalChat(PendingChat):
             try:
                 perms.save(rule)
             except MttuiError as exc:
-                self.post_message(Note(f"rule {rule} not saved: {exc}", "error"))
+                self.post_message(Note(escape(f"rule {rule} not saved: {exc}"), "error"))
             else:
-                self.post_message(Note(f"saved rule {rule} for this project: matching calls "
-                                       "run without asking (revoke with /permissions)"))
+                self.post_message(Note(escape(f"saved rule {rule} for this project: matching "
+                                              "calls run without asking (revoke with "
+                                              "/permissions)")))
 
     async def _ask_on_screen(self, request: ev.ApprovalRequested,
                              diffs: dict[str, str]) -> ApprovalDecision | None:
@@ -130,7 +132,7 @@ class ApprovalChat(PendingChat):
             try:
                 rules = Permissions(self.chat.service, self.chat.settings).rules()
             except MttuiError as exc:  # an unreadable rule file: said, grants still shown
-                self.post_message(Note(str(exc), "error"))
+                self.post_message(Note(escape(str(exc)), "error"))
         self.post_message(GrantsChanged(self.chat.grants(), show, rules))
 
     @work(thread=True, group="grants", exit_on_error=False, name="grants")
@@ -157,9 +159,9 @@ class ApprovalChat(PendingChat):
         try:
             Permissions(self.chat.service, self.chat.settings).revoke(rule)
         except MttuiError as exc:
-            self.post_message(Note(str(exc), "error"))
+            self.post_message(Note(escape(str(exc)), "error"))
         else:
-            self.post_message(Note(f"rule {rule} removed: matching calls ask again"))
+            self.post_message(Note(escape(f"rule {rule} removed: matching calls ask again")))
 
     @work(thread=True, group="grants", exit_on_error=False, name="revoke a grant")
     def _revoke(self, tool: str) -> None:

@@ -4,6 +4,7 @@ that file is the user's own)."""
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -79,7 +80,7 @@ class PermissionsScreen(ModalScreen[str | None]):
         index = self.query_one(OptionList).highlighted or 0
         choice = self.choices[index]
         if choice is None:
-            self.notify("a config.toml rule: edit [permissions] in that file to remove it",
+            self.notify(escape("a rule of config.toml: remove it from [permissions] there"),
                         severity="warning")
             return
         self.dismiss(choice)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
+import anyio
 from mcp.server.fastmcp import FastMCP
 
 
@@ -47,10 +47,10 @@ def build(port: int = 0) -> FastMCP:
         return f"sum={a + b}"
 
     @server.tool()
-    def slow(seconds: float) -> str:
+    async def slow(seconds: float) -> str:
         """Sleep, then answer."""
         _count("slow")
-        time.sleep(seconds)
+        await anyio.sleep(seconds)
         return "slept"
 
     @server.tool()
@@ -64,6 +64,9 @@ def build(port: int = 0) -> FastMCP:
 
 def main() -> None:
     args = sys.argv[1:]
+    if os.environ.get("MCP_STARTS"):
+        with open(os.environ["MCP_STARTS"], "a") as fh:
+            fh.write("start\n")
     if "--fail" in args:
         print("testserver: cannot start (scripted)", file=sys.stderr)
         sys.exit(3)

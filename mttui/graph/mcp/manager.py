@@ -217,7 +217,9 @@ class McpManager:
 
     def call(self, name: str, args: dict[str, Any], *, stop: threading.Event | None = None,
              grace: float = 2.0) -> tuple[str, str]:
-        """``(status, text)`` of one call: success | error | interrupted."""
+        """``(status, text)`` of one call: success | error | interrupted. Starts the
+        servers first if no model call did (a call approved before a restart)."""
+        self.start()
         parts = split_tool_name(name)
         session = self._sessions.get(parts[0]) if parts else None
         if parts is None or session is None or self._loop is None:
@@ -235,7 +237,7 @@ class McpManager:
             except TimeoutError:
                 pass
             except Exception as exc:  # noqa: BLE001 - the server's failure is the call's
-                return "error", f"error: MCP call failed: {self._why(exc, server)}"
+                return "error", self._call_failed(server, exc)
             if stop is not None and stop.is_set():
                 stop_seen = stop_seen or time.monotonic()
                 if time.monotonic() - stop_seen >= grace:
@@ -246,6 +248,21 @@ class McpManager:
                 return "error", f"error: MCP server {server} stopped during the call"
         status, text = result_text(result)
         return status, text
+
+    def _call_failed(self, server: str, exc: Exception) -> str:
+        """The error text of a call that raised; a broken connection means the server
+        is gone (one warning, no more calls to it)."""
+        from mcp.shared.exceptions import McpError
+
+        inner: BaseException = exc
+        while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
+            inner = inner.exceptions[0]
+        why = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
+        if isinstance(inner, McpError):
+            return f"error: MCP call failed: {why}"
+        self._sessions.pop(server, None)
+        self._fail(server, f"stopped ({why})")
+        return f"error: MCP server {server} is not running (it stopped: {why})"
 
     def close(self) -> None:
         """Stop every server (idempotent)."""

@@ -3,8 +3,7 @@
 The TUI prompt and ``mttui exec --session S "/…"`` both call :func:`parse` and
 :func:`run_command`; the face only shows the outcome (``text``), drives its
 ``events`` (``/compact``) and acts on its ``action`` (``exit``, ``help``, …).
-A command is one :class:`Command` entry; others register theirs with
-:func:`register` (``/mcp``, ``/rewind``, ``/fork``).
+A command is one entry of the :data:`COMMANDS` table.
 
     parsed = parse(text, provider)       # None: a prompt for the model
     outcome = run_command(parsed, ctx)   # SlashError: one line for the user
@@ -13,9 +12,10 @@ A command is one :class:`Command` entry; others register theirs with
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from mttui.graph.events import RunEvent
@@ -88,14 +88,6 @@ class Command:
     usage: str  # the arguments, e.g. "[NAME]"
     summary: str
     run: Callable[[SlashContext, str], SlashOutcome]
-
-
-REGISTRY: dict[str, Command] = {}
-
-
-def register(command: Command) -> None:
-    """Add (or replace) a command; the registry keeps insertion order for ``/help``."""
-    REGISTRY[command.name] = command
 
 
 def parse(text: str, provider: str = "") -> Parsed | None:
@@ -227,14 +219,31 @@ def _exit(ctx: SlashContext, args: str) -> SlashOutcome:
     return SlashOutcome("exit", action="exit")
 
 
-for _command in (
+def _mcp(ctx: SlashContext, args: str) -> SlashOutcome:
+    """The MCP servers with their state and tools (starts them; calls none). The TUI
+    shows its dialog instead, which loads in a worker."""
+    from .mcp import mcp_status
+
+    states = mcp_status(ctx.settings, ctx.service.project)
+    if not states:
+        return SlashOutcome("mcp", "no MCP servers configured ([mcp_servers.NAME] in "
+                            "config.toml)", action="mcp")
+    lines = [f"{s.name}: {s.state}" + (f" ({s.error})" if s.error else "")
+             + (f" — {', '.join(s.tools)}" if s.tools else "") for s in states]
+    return SlashOutcome("mcp", "\n".join(lines), action="mcp",
+                        data={"servers": [s.as_json() for s in states]})
+
+
+# The commands, in /help order: a fixed table (nothing is registered at import time).
+COMMANDS: tuple[Command, ...] = (
     Command("help", "", "list commands and keys", _help),
     Command("clear", "", "start over in this session (a new conversation)", _clear),
     Command("compact", "[instructions]", "compress the history the model sees", _compact),
     Command("model", "[NAME]", "show or switch this session's model", _model),
     Command("permissions", "[revoke TOOL]", "session grants; revoke one", _permissions),
+    Command("mcp", "", "MCP servers: state and tools", _mcp),
     Command("usage", "", "this session's tokens, cost and context left", _usage),
     Command("export", "[FILE]", "export the session as Markdown", _export),
     Command("exit", "", "leave the app", _exit),
-):
-    register(_command)
+)
+REGISTRY: Mapping[str, Command] = MappingProxyType({c.name: c for c in COMMANDS})

@@ -38,6 +38,7 @@ from mttui.widgets.status import StatusBar
 
 from .chat_compact import CompactChat
 from .chat_messages import Note, Opened
+from .mcp import open_mcp_screen
 
 # handled by the chat screen's own code (dialogs, the compaction worker)
 SCREEN_COMMANDS = ("compact",)
@@ -169,6 +170,10 @@ class SlashChat(CompactChat):
         event.prompt.clear()
         if parsed.name in ("help", "exit"):
             self.call_later(self.app.run_action, "help" if parsed.name == "help" else "quit")
+        elif parsed.name == "mcp":  # the dialog starts the servers in its own worker
+            handle = self.chat.handle
+            settings = handle.settings if handle is not None else self.settings
+            self.call_later(open_mcp_screen, self.app, settings, self.service.project)
         else:
             self.run_slash(parsed)
         return True

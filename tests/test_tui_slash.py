@@ -98,7 +98,7 @@ async def test_completion_keys(service: SessionService, project: Path) -> None:
         lst = app.screen.query_one(CompletionList)
         prompt = app.screen.query_one(PromptArea)
         await _type(pilot, "slash", "m")
-        assert lst.shown and lst.values == ["/model "]
+        assert lst.shown and lst.values == ["/model ", "/mcp "]
         await pilot.press("tab")
         assert prompt.text == "/model " and not lst.shown
         prompt.text = ""

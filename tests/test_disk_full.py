@@ -1,98 +1,120 @@
 """A full disk at every write of an approved tool turn never runs a tool twice.
 
-``support/disk_full.py`` makes the N-th durable write of ``mttui exec`` and all
-after it fail with ENOSPC (log appends are cut short, SQLite reports a full disk),
-for every N of one approved shell turn. Then space returns: the session is
-resumed and continued. Every time: the tool ran at most once, every call has at
-most one outcome, a decided approval is not asked again, the session goes on.
+``support/disk_full.py`` makes the N-th durable write of ``mttui exec`` fail as on
+a full disk (log appends cut short with ENOSPC, SQLite "database or disk is
+full"), for every N of one approved shell turn, in two ways: every write from the
+N-th on fails (the disk stays full), or only the N-th (a little space came back).
+Then space returns and the session is continued with one more message. Every
+time: the tool ran at most once, every call has at most one dispatch and one
+outcome, a decided approval is not asked again, the new turn completes, and the
+failure said the disk is full. ``exec`` runs in this process (as ``main()``), so
+the cases cost no interpreter start.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from mttui.cli import main
 from mttui.session.records import parse_session_filename
+from tests.support.disk_full import arm
 from tests.support.fake_openai import FakeOpenAI, text, tools
 from tests.support.logs import records as log_records
-from tests.support.resume import env, json_events
 
-ENTRY = Path(__file__).with_name("support") / "disk_full.py"
 MARK = "echo ran >> runs.txt; echo done-once"
 
 
-def _exec(home: Path, project: Path, url: str, *args: str, **extra: str) -> tuple[int, str, str]:
-    done = subprocess.run(
-        [sys.executable, str(ENTRY), "exec", "--json", *args], cwd=project,
-        env=env(home, OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-test", **extra),
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    return done.returncode, done.stdout, done.stderr
+class Exec:
+    def __init__(self, capsys: pytest.CaptureFixture[str], project: Path) -> None:
+        self.capsys, self.project = capsys, project
+
+    def __call__(self, *args: str, full_at: int = 0, only: bool = False,
+                 trace: str = "") -> tuple[int, list[dict[str, Any]], str]:
+        self.capsys.readouterr()
+        disarm = arm(full_at, trace, only)
+        try:
+            code = main(["exec", "--json", "--project", str(self.project), *args])
+        finally:
+            disarm()
+        out, err = self.capsys.readouterr()
+        return code, [json.loads(x) for x in out.splitlines() if x.strip()], err
 
 
-def _writes_of_a_turn(home: Path, project: Path, fake: FakeOpenAI, tmp: Path) -> list[str]:
-    trace = tmp / "trace.txt"
-    fake.add(tools([("call_t", "shell", {"command": MARK})]), text("traced"))
-    code, _, err = _exec(home, project, fake.url, "--approve", "all", "trace the writes",
-                         MTTUI_ENOSPC_TRACE=str(trace))  # fmt: skip
-    assert code == 0, err
-    return trace.read_text().splitlines()
+def _exec_here(home: Path, project: Path, fake_openai: FakeOpenAI,
+               capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Exec:
+    """``mttui exec`` run in this process against the scripted server."""
+    for var in ("OPENAI_API_KEY", "MTTUI_PROVIDER", "MTTUI_MODEL", "MTTUI_APPROVAL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("MTTUI_CONFIG", str(home.parent / "none.toml"))
+    monkeypatch.setenv("MTTUI_MAX_RETRIES", "0")
+    monkeypatch.chdir(project)
+    return Exec(capsys, project)
 
 
-def _log(home: Path, sid: str) -> list[dict[str, Any]]:
-    [path] = home.glob(f"history/*/session-*-{sid}.jsonl")
-    return [dict(r) for r in log_records(path)]
+def _session(home: Path) -> tuple[str, Path] | None:
+    found = [p for p in home.glob("history/*/session-*.jsonl") if p.stat().st_size]
+    if not found:
+        return None
+    named = parse_session_filename(found[-1].name)
+    assert named is not None
+    return named[1], found[-1]
+
+
+def _one_case(exec_: Exec, fake: FakeOpenAI, home: Path, project: Path, at: int, only: bool,
+              label: str) -> None:
+    for leftover in home.glob("history/*/session-*"):
+        leftover.unlink()
+    (project / "runs.txt").unlink(missing_ok=True)
+    fake.script.clear()
+    fake.add(tools([("call_a", "shell", {"command": MARK})]), text("first done"))
+    code, events, err = exec_("--approve", "all", "run the marker", full_at=at, only=only)
+    where = f"disk full at write {at} ({label}, {'only' if only else 'from'}): {code} {err!r}"
+    assert code in (0, 1), where
+    if code == 1:
+        assert "disk is full" in err and "Traceback" not in err, where
+    found = _session(home)
+    if found is None:
+        assert code == 1, where  # no session: the first write failed
+        return
+    sid, path = found
+    decided = {r.get("request_id") for r in log_records(path, "approval_decision")}
+    fake.script.clear()
+    fake.add(text("resumed"), text("continued"), text("more"))
+    code, events, err = exec_("--session", sid, "--approve", "all", "and again")
+    assert code == 0, (where, "continue", err, events)
+    asked = [e for e in events if e["event"] == "approval_request"]
+    assert not [e for e in asked if e["request_id"] in decided], (where, asked)
+    ends = [e for e in events if e["event"] == "run_end"]
+    assert ends and ends[-1]["status"] == "completed", (where, events)
+    records = log_records(path)
+    marker = project / "runs.txt"
+    runs = marker.read_text().count("ran") if marker.exists() else 0
+    outcomes = Counter(r.get("call_id") for r in records if r["type"] == "tool_outcome")
+    dispatched = Counter(r.get("call_id") for r in records if r["type"] == "tool_dispatch")
+    assert runs <= 1 and runs <= dispatched["call_a"], (where, runs, records)
+    assert all(n == 1 for n in outcomes.values()), (where, outcomes)
+    assert all(n == 1 for n in dispatched.values()), (where, dispatched)
+    assert outcomes["call_a"] == 1 or "call_a" not in dispatched, (where, outcomes)
 
 
 def test_disk_full_at_every_write_of_an_approved_tool_turn(
-    home: Path, project: Path, fake_openai: FakeOpenAI, tmp_path: Path
+    fake_openai: FakeOpenAI, home: Path, project: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    writes = _writes_of_a_turn(home / "trace", project, fake_openai, tmp_path)
-    assert any("tool_dispatch" in w for w in writes)
-    for at in range(1, len(writes) + 1):
-        case = tmp_path / f"at{at}"
-        proj = case / "project"
-        proj.mkdir(parents=True)
-        h = case / "home"
-        fake_openai.script.clear()
-        fake_openai.add(tools([("call_a", "shell", {"command": MARK})]), text("first done"))
-        code, out, err = _exec(h, proj, fake_openai.url, "--approve", "all", "run the marker",
-                               MTTUI_ENOSPC_AT=str(at))  # fmt: skip
-        where = f"disk full from write {at} ({writes[at - 1]}): exit {code} {err!r}"
-        assert code in (0, 1), where  # a clear failure, no crash
-        if code == 1:
-            assert "disk is full" in err or "No space left" in err, where
-            assert "Traceback" not in err, where
-        sessions = list(h.glob("history/*/session-*.jsonl"))
-        if not sessions:
-            continue  # nothing was created: nothing to resume
-        named = parse_session_filename(sessions[0].name)
-        assert named is not None
-        sid = named[1]
-        decided = {r["request_id"] for r in _log(h, sid) if r["type"] == "approval_decision"}
-        # space is back: resume what was pending, then one more turn
-        fake_openai.script.clear()
-        fake_openai.add(text("resumed"), text("resumed"))
-        code, out, err = _exec(h, proj, fake_openai.url, "--resume", sid, "--approve", "all")
-        assert code == 0, (where, "resume", err)
-        asked = [e for e in json_events(out) if e["event"] == "approval_request"]
-        assert not [e for e in asked if e["request_id"] in decided], (where, asked)
-        fake_openai.script.clear()
-        fake_openai.add(text("continued"))
-        code, out, err = _exec(h, proj, fake_openai.url, "--session", sid, "--approve", "all",
-                               "and again")  # fmt: skip
-        assert code == 0, (where, "continue", err)
-        ends = [e for e in json_events(out) if e["event"] == "run_end"]
-        assert ends and ends[-1]["status"] == "completed", (where, out)
-        records = _log(h, sid)
-        runs = (proj / "runs.txt").read_text().count("ran") if (proj / "runs.txt").exists() else 0
-        outcomes = Counter(r.get("call_id") for r in records if r["type"] == "tool_outcome")
-        dispatched = Counter(r.get("call_id") for r in records if r["type"] == "tool_dispatch")
-        assert runs <= 1, (where, records)
-        assert all(n == 1 for n in outcomes.values()), (where, outcomes)
-        assert all(n == 1 for n in dispatched.values()), (where, dispatched)
-        if runs:
-            assert dispatched["call_a"] == 1, where
+    exec_ = _exec_here(home, project, fake_openai, capsys, monkeypatch)
+    trace = tmp_path / "trace.txt"
+    fake_openai.add(tools([("call_t", "shell", {"command": "true"})]), text("traced"))
+    code, _, err = exec_("--approve", "all", "trace the writes", trace=str(trace))
+    assert code == 0, err
+    writes = trace.read_text().splitlines()
+    assert any("tool_dispatch" in w for w in writes) and len(writes) > 20
+    for at, label in enumerate(writes, 1):
+        for only in (False, True):
+            _one_case(exec_, fake_openai, home, project, at, only, label)

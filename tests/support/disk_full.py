@@ -15,6 +15,7 @@ import errno
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,13 +23,16 @@ FULL = "database or disk is full"
 
 
 class _Disk:
-    def __init__(self, full_at: int, trace: str) -> None:
+    def __init__(self, full_at: int, trace: str, only: bool) -> None:
         self.n = 0
         self.full_at = full_at
         self.trace = trace
+        self.only = only  # only that one write fails (a little space came back after it)
 
     @property
     def full(self) -> bool:
+        if self.only:
+            return self.full_at == self.n + 1
         return 0 < self.full_at <= self.n + 1
 
     def write(self, what: str) -> bool:
@@ -41,14 +45,15 @@ class _Disk:
         return fails
 
 
-def arm(full_at: int, trace: str) -> None:
+def arm(full_at: int, trace: str = "", only: bool = False) -> Callable[[], None]:
+    """Install the full disk (in this process); returns what takes it away again."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     import mttui.session.log as log_module
     from mttui.session import service
     from mttui.session.log import SessionLog
 
-    disk = _Disk(full_at, trace)
+    disk = _Disk(full_at, trace, only)
     append_many, put, put_writes = SessionLog.append_many, SqliteSaver.put, SqliteSaver.put_writes
     real_os = log_module.os
 
@@ -77,7 +82,9 @@ def arm(full_at: int, trace: str) -> None:
                 log_module.os = real_os
         return append_many(self, items)
 
-    def put_checkpoint(self: Any, config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
+    def put_checkpoint(
+        self: Any, config: Any, checkpoint: Any, metadata: Any, versions: Any
+    ) -> Any:
         if disk.write(f"checkpoint {(metadata or {}).get('source')}"):
             raise sqlite3.OperationalError(FULL)
         return put(self, config, checkpoint, metadata, versions)
@@ -100,10 +107,19 @@ def arm(full_at: int, trace: str) -> None:
     SqliteSaver.put = put_checkpoint  # type: ignore[method-assign]
     SqliteSaver.put_writes = put_pending  # type: ignore[method-assign]
 
+    def disarm() -> None:
+        SessionLog.append_many = append_many  # type: ignore[method-assign]
+        SqliteSaver.put, SqliteSaver.put_writes = put, put_writes  # type: ignore[method-assign]
+        service.ingest_file = ingest_file  # type: ignore[assignment]
+        log_module.os = real_os
+
+    return disarm
+
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
     from mttui.cli import main
 
-    arm(int(os.environ.get("MTTUI_ENOSPC_AT") or 0), os.environ.get("MTTUI_ENOSPC_TRACE", ""))
+    arm(int(os.environ.get("MTTUI_ENOSPC_AT") or 0), os.environ.get("MTTUI_ENOSPC_TRACE", ""),
+        only=os.environ.get("MTTUI_ENOSPC_ONLY") == "1")
     sys.exit(main(sys.argv[1:]))

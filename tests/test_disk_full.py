@@ -13,49 +13,18 @@ the cases cost no interpreter start.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mttui.cli import main
 from mttui.session.records import parse_session_filename
-from tests.support.disk_full import arm
+from tests.support.disk_full import exec_here
 from tests.support.fake_openai import FakeOpenAI, text, tools
 from tests.support.logs import records as log_records
 
 MARK = "echo ran >> runs.txt; echo done-once"
-
-
-class Exec:
-    def __init__(self, capsys: pytest.CaptureFixture[str], project: Path) -> None:
-        self.capsys, self.project = capsys, project
-
-    def __call__(self, *args: str, full_at: int = 0, only: bool = False,
-                 trace: str = "") -> tuple[int, list[dict[str, Any]], str]:
-        self.capsys.readouterr()
-        disarm = arm(full_at, trace, only)
-        try:
-            code = main(["exec", "--json", "--project", str(self.project), *args])
-        finally:
-            disarm()
-        out, err = self.capsys.readouterr()
-        return code, [json.loads(x) for x in out.splitlines() if x.strip()], err
-
-
-def _exec_here(home: Path, project: Path, fake_openai: FakeOpenAI,
-               capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Exec:
-    """``mttui exec`` run in this process against the scripted server."""
-    for var in ("OPENAI_API_KEY", "MTTUI_PROVIDER", "MTTUI_MODEL", "MTTUI_APPROVAL"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("MTTUI_CONFIG", str(home.parent / "none.toml"))
-    monkeypatch.setenv("MTTUI_MAX_RETRIES", "0")
-    monkeypatch.chdir(project)
-    return Exec(capsys, project)
 
 
 def _session(home: Path) -> tuple[str, Path] | None:
@@ -67,7 +36,7 @@ def _session(home: Path) -> tuple[str, Path] | None:
     return named[1], found[-1]
 
 
-def _one_case(exec_: Exec, fake: FakeOpenAI, home: Path, project: Path, at: int, only: bool,
+def _one_case(exec_: Any, fake: FakeOpenAI, home: Path, project: Path, at: int, only: bool,
               label: str) -> None:
     for leftover in home.glob("history/*/session-*"):
         leftover.unlink()
@@ -108,7 +77,7 @@ def test_disk_full_at_every_write_of_an_approved_tool_turn(
     fake_openai: FakeOpenAI, home: Path, project: Path, tmp_path: Path,
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    exec_ = _exec_here(home, project, fake_openai, capsys, monkeypatch)
+    exec_ = exec_here(home, project, fake_openai, capsys, monkeypatch)
     trace = tmp_path / "trace.txt"
     fake_openai.add(tools([("call_t", "shell", {"command": "true"})]), text("traced"))
     code, _, err = exec_("--approve", "all", "trace the writes", trace=str(trace))

@@ -12,11 +12,18 @@ write (``<n> <what>``), to learn how many a turn has.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import sqlite3
 import sys
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
+
+    from tests.support.fake_openai import FakeOpenAI
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FULL = "database or disk is full"
@@ -114,6 +121,40 @@ def arm(full_at: int, trace: str = "", only: bool = False) -> Callable[[], None]
         log_module.os = real_os
 
     return disarm
+
+
+# -- in-process use by the tests -------------------------------------------------
+
+class Exec:
+    def __init__(self, capsys: pytest.CaptureFixture[str], project: Path) -> None:
+        self.capsys, self.project = capsys, project
+
+    def __call__(self, *args: str, full_at: int = 0, only: bool = False,
+                 trace: str = "") -> tuple[int, list[dict[str, Any]], str]:
+        self.capsys.readouterr()
+        from mttui.cli import main
+
+        disarm = arm(full_at, trace, only)
+        try:
+            code = main(["exec", "--json", "--project", str(self.project), *args])
+        finally:
+            disarm()
+        out, err = self.capsys.readouterr()
+        return code, [json.loads(x) for x in out.splitlines() if x.strip()], err
+
+
+def exec_here(home: Path, project: Path, fake_openai: FakeOpenAI,
+               capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Exec:
+    """``mttui exec`` run in this process against the scripted server."""
+    for var in ("OPENAI_API_KEY", "MTTUI_PROVIDER", "MTTUI_MODEL", "MTTUI_APPROVAL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("MTTUI_CONFIG", str(home.parent / "none.toml"))
+    monkeypatch.setenv("MTTUI_MAX_RETRIES", "0")
+    monkeypatch.chdir(project)
+    return Exec(capsys, project)
+
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import threading
@@ -17,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _peak_rss_mb(code: str, cwd: Path) -> tuple[float, str]:
     """Run ``code`` in a fresh interpreter; its peak RSS in MB and what it printed."""
-    rss = "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss"
-    probe = code + f"\nimport resource\nprint('RSS', {rss})\n"
+    # VmHWM: the peak of this program (ru_maxrss would carry the forking parent's over exec)
+    hwm = "[ln.split()[1] for ln in open('/proc/self/status') if ln.startswith('VmHWM')][0]"
+    probe = code + f"\nprint('RSS', {hwm})\n"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
@@ -98,3 +100,38 @@ def test_stop_works_while_output_floods(project: Path) -> None:
 def test_background_child_holding_the_pipe_does_not_hang(project: Path) -> None:
     res = execute_tool(project, "shell", {"command": "(sleep 30; echo late) & echo now"})
     assert res.status == "success" and res.output.startswith("now")
+
+
+def test_read_file_streams_a_huge_file_in_bounded_memory(project: Path) -> None:
+    big = project / "big.txt"
+    with open(big, "wb") as fh:
+        row = b"x" * 999 + b"\n"
+        block = row * 1024  # 1 MB
+        for _ in range(300):
+            fh.write(block)
+        fh.write(b"y" * (50 * 1024 * 1024))  # and one 50 MB last line
+    code = (
+        "from pathlib import Path\n"
+        "from mttui.graph.tools import execute_tool\n"
+        "res = execute_tool(Path('.'), 'read_file', {'path': 'big.txt', 'offset': 307201})\n"
+        "print(res.status, res.output.splitlines()[-1][-50:])\n"
+        "print(repr(execute_tool(Path('.'), 'read_file', {'path': 'big.txt'}).output[-60:]))\n"
+    )
+    rss, out = _peak_rss_mb(code, project)
+    first, second = out.splitlines()
+    assert first.startswith("success ") and "more bytes of it not shown" in first
+    assert "more lines; output limit reached; read on with offset=" in second
+    assert rss < 100, f"peak RSS {rss:.0f} MB reading a 350 MB file"
+
+
+def test_special_files_are_refused_without_blocking(project: Path) -> None:
+    os.mkfifo(project / "pipe")
+    os.mknod(project / "dev", stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero (as root)
+    (project / "a.txt").write_text("needle\n")
+    for tool, args in (("read_file", {"path": "pipe"}), ("read_file", {"path": "dev"}),
+                       ("edit_file", {"path": "pipe", "old": "a", "new": "b"}),
+                       ("write_file", {"path": "pipe", "content": "x"})):  # fmt: skip
+        res = execute_tool(project, tool, args)
+        assert res.status == "error" and "not a regular file" in res.output, (tool, res)
+    # search skips them (a pipe in the tree would block every search)
+    assert execute_tool(project, "search_files", {"pattern": "needle"}).output == "a.txt:1: needle"

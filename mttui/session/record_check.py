@@ -169,7 +169,7 @@ def _fields(
         if check is None:
             out[key] = value
             continue
-        if value is None and check not in (_text, _integer, _flag, _content):
+        if value is None and check not in (_text, _integer, _flag, _flag_or_text, _content):
             continue  # a null list/object: as if absent
         fixed = check(value)
         if fixed is _DROP:

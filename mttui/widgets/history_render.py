@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from ..graph.compression.prompt import snapshot_markdown
+from .clip import clipped
 from .history_items import Item
 from .markdown_blocks import markdown_lines
 from .text import full_args, literal, short_args, tokens
@@ -68,13 +69,18 @@ def render_item(item: Item, width: int, pal: Palette, console: Console | None = 
     """Fill ``item.lines`` (body lines then one blank separator) for ``width``."""
     console = console or make_console(width)
     options = console.options.update(width=max(width, 10), height=None, highlight=False)
-    body = literal(item.text)
+    shown, note = clipped(item.text)  # a huge message is drawn clipped, with a note
+    body = literal(shown)
     if item.kind == "assistant" and body.strip():
         # block by block, finished blocks from the item's cache: a growing answer
         # re-renders only its last block (see markdown_blocks)
         head = console.render_lines(assistant_head(item, pal), options, pad=False)
         strips = [Strip(line).simplify() for line in head]
         strips += markdown_lines(body, console, options, item.blocks, open_end=item.streaming)
+        if note:
+            strips += [Strip(line).simplify()
+                       for line in console.render_lines(Text(note, style=pal.warning), options,
+                                                        pad=False)]  # fmt: skip
     else:
         lines = console.render_lines(renderable(item, pal, width), options, pad=False)
         strips = [Strip(line).simplify() for line in lines]
@@ -102,7 +108,8 @@ def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
         head = Text("You", style=pal.user)
         if item.status not in ("", "sent"):
             head.append(f"  · {item.status}", style=pal.warning)
-        return Group(head, Text(literal(item.text)))
+        shown, note = clipped(item.text)
+        return Group(head, Text(literal(shown)), *_note(note, pal))
     if kind == "assistant":  # (a non-empty body is rendered by render_item, in blocks)
         return Group(assistant_head(item, pal), Text("…", style=pal.dim))
     if kind == "tool":
@@ -120,6 +127,10 @@ def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
         icon = {"error": "✗", "warning": "⚠"}.get(item.status, "·")
         return Text(f"{icon} {literal(item.text)}", style=style)
     return Text(literal(item.text), style=pal.dim)
+
+
+def _note(note: str, pal: Palette) -> list[RenderableType]:
+    return [Text(note, style=pal.warning)] if note else []
 
 
 def status_style(status: str, pal: Palette) -> Style:

@@ -47,6 +47,7 @@ from .chat_messages import (
     StatusNote,
     TitleChanged,
 )
+from .chat_rewind import double_escape, fork_selected, settle_selected, time_travel_command
 from .search import SearchScreen
 
 
@@ -65,6 +66,9 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
         Binding("pageup", "page(-1)", "Scroll up", id="page_up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", id="page_down", show=False,
                 priority=True),
+        Binding("f", "fork_selected", "Fork here", id="fork_here", show=False),
+        Binding("d", "settle('mark-done')", "Mark done", id="mark_done", show=False),
+        Binding("x", "settle('mark-failed')", "Mark failed", id="mark_failed", show=False),
     ]
     AUTO_FOCUS = "PromptArea"
 
@@ -221,6 +225,9 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
     def _submitted(self, event: PromptArea.Submitted) -> None:
         event.stop()
         command = event.text.strip()
+        if time_travel_command(self, command):  # /rewind, /rewind undo, /fork
+            event.prompt.clear()
+            return
         if command == "/compact" or command.startswith("/compact "):  # /compact [instructions]
             if self.start_compaction(command[len("/compact"):].strip() or None):
                 event.prompt.clear()
@@ -316,7 +323,7 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
         if self.state in ("running", "starting") and self.chat.handle is not None:
             self.chat.handle.stop()
             self.state = "stopping"
-        else:
+        elif not double_escape(self):  # esc esc on an empty idle prompt: rewind
             self.query_one(PromptArea).focus()
 
     def action_page(self, direction: int) -> None:
@@ -341,6 +348,12 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
 
     def action_back(self) -> None:
         self.post_message(BackToBrowser())
+
+    def action_fork_selected(self) -> None:
+        fork_selected(self)
+
+    def action_settle(self, action: str) -> None:
+        settle_selected(self, action)
 
     # -- leaving -------------------------------------------------------------------------
     async def shutdown(self, grace: float = 15.0) -> None:

@@ -209,6 +209,14 @@ class ShadowRepo:
         out = self._git("diff", "--stat=100", "--no-renames", ref_from, ref_to, check=False)
         return out.decode("utf-8", "replace")
 
+    def worktree_stat(self, ref: str) -> str:
+        """A short ``--stat`` of what restoring ``ref`` would change in tracked files,
+        read-only (no index refresh is written)."""
+        env = dict(self.env, GIT_OPTIONAL_LOCKS="0")
+        out = run_git(env, self.project, "diff", "--stat=100", "-R", "--no-renames", ref,
+                      check=False)
+        return out.decode("utf-8", "replace")
+
     def restore(self, ref_from: str, ref_to: str) -> Changes:
         """Bring the files from snapshot ``ref_from`` (the tree now) to ``ref_to``:
         changed and deleted files get their content back, created ones are removed.

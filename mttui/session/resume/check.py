@@ -312,7 +312,7 @@ def warn_rewind(plan: ResumePlan, path: Path) -> None:
     """``rewind_incomplete``: a code rewind that started and never ended (timetravel.md)."""
     from ..timeline import read_timeline
 
-    op = read_timeline(path).incomplete() if path.exists() else None
+    op = read_timeline(path).incomplete() if path.is_file() else None
     if op is not None and op.start is not None:
         ref_from, ref_to = op.start.get("ref_from"), op.start.get("ref_to")
         plan.warn("rewind_incomplete", f"a rewind of the files stopped half-way (from {ref_from} "

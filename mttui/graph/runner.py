@@ -296,6 +296,19 @@ class Runner:
         finally:
             self._busy.release()
 
+    @property
+    def context(self) -> GraphContext:
+        """The graph's context (prepared)."""
+        self.prepare()
+        assert self._ctx is not None
+        return self._ctx
+
+    def drive_from_checkpoint(self, run_id: str, head: list[tuple[str, dict[str, Any]]],
+                              first: list[RunEvent]) -> Iterator[RunEvent]:
+        """Write ``head`` and go on from the checkpoint as it stands (``graph.rerun``)."""
+        self._begin()
+        yield from self._drive(None, run_id, head, first)
+
     def _begin(self) -> None:
         if self.busy:
             raise RunnerError("a run is already active in this session")

@@ -69,6 +69,7 @@ async def test_esc_esc_picks_previews_and_rewinds_both(
         await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
         await settle(pilot)
         assert app.screen.query_one(PromptArea).text == "change a"
+        assert "rewound to before #3: #3–#6 above are a rewound branch" in screen_text(app)
         assert (project / "a.txt").read_text() == "one\n" and not (project / "new.txt").exists()
         kinds = [r["type"] for r in records(service.get(sid).path)]
         assert kinds[-4:] == ["rewind_start", "rewind_end", "rewind", "session_update"]
@@ -77,6 +78,7 @@ async def test_esc_esc_picks_previews_and_rewinds_both(
         await pilot.press("enter")
         await wait_for(pilot, lambda: (project / "new.txt").exists())
         await settle(pilot)
+        assert "rewind undone: #3–#6 are back" in screen_text(app)
         assert (project / "a.txt").read_text() == "two\n"
         prompt.text = "/fork"
         await pilot.press("enter")

@@ -78,31 +78,37 @@ def open_rewind(screen: ChatLike) -> None:
     if sid is None:
         return
     service, chat = screen.service, screen.chat
+    found: dict[str, Any] = {}
 
     def apply(seq: int, conversation: bool, code: bool) -> RewindResult:
         from mttui.core.rewind import rewind, rewind_open
 
         handle = chat.handle
         if handle is None:
-            return rewind(service, screen.settings, sid, seq, conversation=conversation,
-                          code=code)
-        if handle.busy:
-            raise RuntimeError("a run is active")
-        result = rewind_open(handle.writer, service, screen.settings, seq,
-                             conversation=conversation, code=code)
-        handle.runner.invalidate()
+            result = rewind(service, screen.settings, sid, seq, conversation=conversation,
+                            code=code)
+        else:
+            if handle.busy:
+                raise RuntimeError("a run is active")
+            result = rewind_open(handle.writer, service, screen.settings, seq,
+                                 conversation=conversation, code=code)
+            handle.runner.invalidate()
+        found["markers"] = service.markers(sid)  # the rewind's notice in the history
         return result
 
     def done(result: RewindResult | None) -> None:
         if result is not None:
-            _after(screen, result, undo=False)
+            _after(screen, result, undo=False, markers=found.get("markers"))
 
     screen.app.push_screen(RewindScreen(lambda: rewind_points(service, sid),
                                         lambda seq: preview(service, sid, seq), apply), done)
 
 
-def _after(screen: ChatLike, result: RewindResult, *, undo: bool) -> None:
+def _after(screen: ChatLike, result: RewindResult, *, undo: bool,
+           markers: Any = None) -> None:
     """Main thread: the prompt gets the rewound message back, the history reloads."""
+    if markers is not None:
+        screen.history.set_markers(markers)
     if result.prompt and not undo:
         prompt = screen.query_one(PromptArea)
         prompt.text = result.prompt
@@ -133,7 +139,8 @@ def undo_last(screen: ChatLike) -> None:
         except Exception as exc:  # noqa: BLE001 - one line to the user
             app.call_from_thread(screen.notify, f"not undone: {exc}", severity="error")
             return
-        app.call_from_thread(_after, screen, result, undo=True)
+        markers = service.markers(sid)
+        app.call_from_thread(_after, screen, result, undo=True, markers=markers)
 
     screen.run_worker(work, thread=True, group="time-travel", exit_on_error=False)
 

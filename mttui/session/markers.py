@@ -18,9 +18,10 @@ CHUNK = 1 << 20
 MESSAGE = b'\n{"type":"transcript_message"'
 # records that also carry a transcript message (pending.md): a steer, a taken queue item
 ALSO_MESSAGES = (b'\n{"type":"pending_steer"', b'\n{"type":"pending_take"')
-KINDS: dict[bytes, Literal["compression", "resumed"]] = {
+KINDS: dict[bytes, Literal["compression", "resumed", "rewind"]] = {
     b'\n{"type":"compression"': "compression",
     b'\n{"type":"session_resumed"': "resumed",
+    b'\n{"type":"rewind"': "rewind",  # a conversation rewind or its undo (timetravel.md)
 }
 
 
@@ -28,7 +29,7 @@ KINDS: dict[bytes, Literal["compression", "resumed"]] = {
 class Marker:
     """A non-message event of the log, placed after message ``anchor`` (0 = before all)."""
 
-    kind: Literal["compression", "resumed"]
+    kind: Literal["compression", "resumed", "rewind"]
     anchor: int
     record_seq: int
     data: dict[str, object]
@@ -52,7 +53,7 @@ def _scan(fh: BinaryIO) -> list[Marker]:
         chunk = fh.read(CHUNK)
         buf = carry + chunk if chunk else carry + b"\n"
         cut = buf.rfind(b"\n")
-        hits: list[tuple[int, Literal["compression", "resumed"]]] = []
+        hits: list[tuple[int, Literal["compression", "resumed", "rewind"]]] = []
         for pattern, kind in KINDS.items():
             pos = buf.find(pattern, 0, cut)
             while pos != -1:
@@ -77,7 +78,8 @@ def _count(buf: bytes, start: int, end: int) -> int:
     return sum(buf.count(p, start, end) for p in (MESSAGE, *ALSO_MESSAGES))
 
 
-def _parse(line: bytes, kind: Literal["compression", "resumed"], anchor: int) -> Marker | None:
+def _parse(line: bytes, kind: Literal["compression", "resumed", "rewind"],
+           anchor: int) -> Marker | None:
     try:
         rec = json.loads(line)
     except ValueError:

@@ -112,6 +112,7 @@ def _after(screen: ChatLike, result: RewindResult, *, undo: bool,
     if result.prompt and not undo:
         prompt = screen.query_one(PromptArea)
         prompt.text = result.prompt
+        prompt.move_cursor(prompt.document.end)  # ready to edit at its end
         prompt.focus()
     screen.history.load_newest()
     files = len(result.files_restored) + len(result.files_deleted)

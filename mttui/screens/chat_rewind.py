@@ -117,7 +117,8 @@ def _after(screen: ChatLike, result: RewindResult, *, undo: bool,
     screen.history.load_newest()
     files = len(result.files_restored) + len(result.files_deleted)
     what = "undone" if undo else f"rewound to #{result.to_seq}"
-    extra = f"; {files} file(s) changed (/rewind undo to go back)" if result.code else ""
+    extra = f"; {files} file(s) changed" if result.code else ""
+    extra += " (/rewind undo to go back)" if result.code and not undo else ""
     screen.notify(f"{what}{extra}", timeout=6)
 
 

@@ -60,6 +60,8 @@ class SessionInfo:
     last_message_preview: str = ""
     compression_count: int = 0
     status: SessionStatus = field(default_factory=SessionStatus)
+    fork: dict[str, object] | None = None  # forked_from, when the listing read it
+    parent_title: str | None = None  # the title of the session this one was forked from
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -79,6 +81,8 @@ class SessionInfo:
 
     def forked_from(self) -> dict[str, object] | None:
         """``{session_id, seq}`` when this session is a fork (read from its first line)."""
+        if self.fork is not None:
+            return self.fork or None  # {}: read, not a fork
         from .timeline import fork_origin
 
         return fork_origin(self.path)

@@ -237,7 +237,8 @@ class SessionService:
         with self._lock:
             conn = self._ensure_fresh(all_projects)
             phash = None if all_projects else self.project_hash
-            return queries.list_page(conn, self.layout, phash, limit, cursor)
+            page = queries.list_page(conn, self.layout, phash, limit, cursor)
+        return with_forks(page)
 
     def get(self, session_id: str) -> SessionInfo:
         with self._lock:
@@ -379,3 +380,13 @@ class SessionService:
         permissions and rebuilds the index."""
         with self._lock:
             return run_doctor(self.layout, self._db(), self.reindex, repair=repair)
+
+
+def with_forks(page: SessionPage) -> SessionPage:
+    """The page with each session's ``forked_from`` (the first line of its log: cheap)."""
+    from dataclasses import replace
+
+    from .timeline import fork_origin
+
+    sessions = [replace(s, fork=fork_origin(s.path) or {}) for s in page.sessions]
+    return replace(page, sessions=sessions)

@@ -134,6 +134,9 @@ async def test_d_marks_a_selected_interrupted_call_done(
         assert item is not None and item.status == "interrupted"
         view.focus()
         view.select(item)
+        await pilot.press("enter")  # expanded: the ledger's actions are listed
+        await settle(pilot)
+        assert "d mark done · x mark failed · r re-run" in screen_text(app)
         await pilot.press("d")
         await wait_for(pilot, lambda: any(
             r["type"] == "tool_resolution" for r in records(service.get(sid).path)))
@@ -154,3 +157,39 @@ def test_snapshot_rewind_preview(snap_compare: Any, service: SessionService, pro
 
     assert snap_compare(make_app(service, open_session=sid), terminal_size=SIZE,
                         run_before=before)
+
+
+async def test_r_reruns_a_selected_interrupted_call_after_a_new_approval(
+    service: SessionService, project: Path, home: Path, frozen: Any
+) -> None:
+    call = {"id": "k1", "name": "shell", "args": {"command": "echo hi >> hi.txt"}}
+    sid = write_session(service, "Killed", [
+        ("run_start", {"run_id": "run-1"}), msg("user", "say hi", 1),
+        msg("assistant", "", 2, tool_calls=[call]),
+        ("tool_dispatch", {"run_id": "run-1", "call_id": "k1", "tool_name": "shell",
+                           "arguments_sha256": "x"}),
+        ("tool_outcome", {"run_id": "run-1", "call_id": "k1", "status": "interrupted"}),
+        msg("tool", "interrupted", 3, tool_call_id="k1", name="shell", status="interrupted"),
+        ("run_end", {"run_id": "run-1", "status": "interrupted"}),
+    ])
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(HistoryView)
+        item = view.find(lambda i: i.call_id == "k1")
+        assert item is not None
+        view.focus()
+        view.select(item)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.screen.state == "awaiting approval")
+        assert not (project / "hi.txt").exists()  # asked first
+        app.screen.focus_approval()
+        await pilot.press("1")
+        await wait_for(pilot, lambda: (project / "hi.txt").exists()
+                       and app.screen.state == "idle")
+        await settle(pilot)
+    assert (project / "hi.txt").read_text() == "hi\n"
+    log = records(service.get(sid).path)
+    assert [(r["call_id"], r["resolution"]) for r in log if r["type"] == "tool_resolution"] == [
+        ("k1", "rerun")]
+    assert [r["type"] for r in log].count("approval_decision") == 1

@@ -47,7 +47,13 @@ from .chat_messages import (
     StatusNote,
     TitleChanged,
 )
-from .chat_rewind import double_escape, fork_selected, settle_selected, time_travel_command
+from .chat_rewind import (
+    double_escape,
+    fork_selected,
+    rerun_selected,
+    settle_selected,
+    time_travel_command,
+)
 from .search import SearchScreen
 
 
@@ -69,6 +75,7 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
         Binding("f", "fork_selected", "Fork here", id="fork_here", show=False),
         Binding("d", "settle('mark-done')", "Mark done", id="mark_done", show=False),
         Binding("x", "settle('mark-failed')", "Mark failed", id="mark_failed", show=False),
+        Binding("r", "rerun_call", "Re-run", id="rerun_call", show=False),
     ]
     AUTO_FOCUS = "PromptArea"
 
@@ -354,6 +361,9 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
 
     def action_settle(self, action: str) -> None:
         settle_selected(self, action)
+
+    def action_rerun_call(self) -> None:
+        rerun_selected(self)
 
     # -- leaving -------------------------------------------------------------------------
     async def shutdown(self, grace: float = 15.0) -> None:

@@ -211,3 +211,34 @@ def settle_selected(screen: ChatLike, action: str) -> None:
         app.call_from_thread(screen.history.load_newest)
 
     screen.run_worker(work, thread=True, group="time-travel", exit_on_error=False)
+
+
+def rerun_selected(screen: ChatLike) -> None:
+    """``r`` on a selected interrupted tool call: a new call of the same tool and
+    arguments in a new run, after a new approval (asked in the chat as usual)."""
+    item = screen.history.selected
+    if item is None or not item.call_id or item.status != "interrupted":
+        screen.notify("select an interrupted tool call first", severity="warning")
+        return
+    if _ready(screen) is None:
+        return
+    service, chat, app, call_id = screen.service, screen.chat, screen.app, item.call_id
+    screen.state = "starting"
+
+    def work() -> None:
+        from mttui.core.drive import drive
+        from mttui.core.ledger import rerun
+
+        try:
+            handle = chat.open_for_writing()
+            if handle is None:
+                raise RuntimeError(chat.read_only or "open in another process")
+            if not handle.resumed:
+                screen.resume_now()
+            events = rerun(handle, service, call_id)
+        except Exception as exc:  # noqa: BLE001
+            app.call_from_thread(screen.notify, f"not re-run: {exc}", severity="error")
+            return
+        drive(handle, events, emit=screen.emit, ask=screen.ask)
+
+    screen.run_worker(work, thread=True, group="run", exit_on_error=False)

@@ -188,6 +188,42 @@ class PendingRead(Head, total=False):
     read_at: str
 
 
+class FileCheckpoint(Head, total=False):
+    run_id: str
+    before_seq: int  # the message seq of the user message that started the run
+    ref: str  # a commit of the project's shadow repository
+    files: int
+    skipped: list[str]
+    message_id: str
+
+
+class Rewind(Head, total=False):
+    to_seq: int
+    to_message_id: str
+    abandoned_from_seq: int
+    abandoned_to_seq: int
+    thread_id: str
+    undo: bool  # an undo: restored_* come back into the model's view
+    restored_from_seq: int
+    restored_to_seq: int
+
+
+class RewindStart(Head, total=False):
+    ref_from: str  # the safety snapshot (the files before the rewind)
+    ref_to: str
+
+
+class RewindEnd(Head, total=False):
+    files_restored: list[str]
+    files_deleted: list[str]
+
+
+class ToolResolution(Head, total=False):
+    call_id: str
+    resolution: str  # done | failed | rerun
+    note: str
+
+
 # every record type this version writes and reads, with its fields
 RECORD_TYPES: Mapping[str, type] = {
     "session_start": SessionStart,
@@ -214,6 +250,11 @@ RECORD_TYPES: Mapping[str, type] = {
     "pending_steer": PendingMessage,
     "pending_retry": PendingItem,
     "pending_held": PendingItem,
+    "file_checkpoint": FileCheckpoint,
+    "rewind": Rewind,
+    "rewind_start": RewindStart,
+    "rewind_end": RewindEnd,
+    "tool_resolution": ToolResolution,
 }
 
 
@@ -289,38 +330,3 @@ class Record(TypedDict, total=False):
     op: str
     undoes: str
 
-
-class FileCheckpoint(Head, total=False):
-    run_id: str
-    before_seq: int  # the message seq of the user message that started the run
-    ref: str  # a commit of the project's shadow repository
-    files: int
-    skipped: list[str]
-    message_id: str
-
-
-class Rewind(Head, total=False):
-    to_seq: int
-    to_message_id: str
-    abandoned_from_seq: int
-    abandoned_to_seq: int
-    thread_id: str
-    undo: bool  # an undo: restored_* come back into the model's view
-    restored_from_seq: int
-    restored_to_seq: int
-
-
-class RewindStart(Head, total=False):
-    ref_from: str  # the safety snapshot (the files before the rewind)
-    ref_to: str
-
-
-class RewindEnd(Head, total=False):
-    files_restored: list[str]
-    files_deleted: list[str]
-
-
-class ToolResolution(Head, total=False):
-    call_id: str
-    resolution: str  # done | failed | rerun
-    note: str

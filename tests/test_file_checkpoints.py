@@ -114,3 +114,20 @@ def test_without_git_the_user_is_told_once_and_the_run_goes_on(
     assert (project / "b.txt").exists() and (project / "c.txt").exists()
     log = records(SessionService(home, project).resolve("last").path)
     assert not [r for r in log if r["type"] == "file_checkpoint"]
+
+
+def test_a_file_ignored_then_is_never_deleted_even_if_the_rules_moved(
+    home: Path, project: Path
+) -> None:
+    (project / ".gitignore").write_text("*.log\n")
+    (project / "x.log").write_text("mine\n")
+    repo = ShadowRepo(home, project)
+    first = repo.snapshot()
+    (project / ".gitignore").rename(project / "gi.bak")  # x.log is no longer ignored
+    (project / "x.log").write_text("mine, changed\n")
+    dry = repo.changes(first.ref)
+    later = repo.snapshot()
+    changes = repo.restore(later.ref, first.ref)
+    assert dry == changes and changes.deleted == ["gi.bak"]
+    assert changes.restored == [".gitignore"]
+    assert (project / "x.log").read_text() == "mine, changed\n"

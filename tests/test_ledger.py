@@ -3,6 +3,7 @@ model once, on its next turn (a real SIGKILL at the dispatch, the scripted serve
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,32 @@ def test_an_interrupted_call_is_settled_and_the_model_is_told(
     dispatches = [r for r in records(SessionService(home, project).resolve(sid).path)
                   if r["type"] == "tool_dispatch"]
     assert len(dispatches) == 1  # never run again
+
+
+def test_rerun_asks_again_and_runs_a_new_call(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.add(tools([("k2", "shell", {"command": "echo hi >> hi.txt"})]))
+    keys = {"OPENAI_BASE_URL": fake_openai.url, "OPENAI_API_KEY": "sk-test"}
+    proc = subprocess.run([sys.executable, str(FAULT_ENTRY), "exec", "--approve", "all",
+                           "make hi"], cwd=project, capture_output=True, text=True,
+                          env=env(home, MTTUI_FAULT="after:tool_dispatch", **keys), timeout=60)
+    assert proc.returncode == -9
+    sid = SessionService(home, project).resolve("last").id
+    assert [c["call_id"] for c in run_json(home, project, "ledger", sid)["calls"]] == ["k2"]
+    asked = cli(home, project, "ledger", sid, "k2", "rerun", "--json", **keys)
+    assert asked.returncode == 3, asked.stderr  # --approve ask: the new call waits
+    events = [json.loads(line) for line in asked.stdout.splitlines()]
+    request = next(e for e in events if e["event"] == "approval_request")
+    (new,) = request["tool_calls"]
+    assert new["call_id"] != "k2" and new["arguments"] == {"command": "echo hi >> hi.txt"}
+    fake_openai.add(text("ran it again"))
+    r = cli(home, project, "exec", "--resume", sid, "--approve", "all", **keys)
+    assert r.returncode == 0, r.stderr
+    calls = run_json(home, project, "ledger", sid)["calls"]
+    assert [(c["call_id"], c["state"]) for c in calls] == [("k2", "rerun")]
+    log = records(SessionService(home, project).resolve(sid).path)
+    outcomes = {r["call_id"]: r["status"] for r in log if r["type"] == "tool_outcome"}
+    assert outcomes[new["call_id"]] == "success" and outcomes["k2"] == "interrupted"
+    decisions = [r for r in log if r["type"] == "approval_decision"]
+    assert decisions[-1]["decisions"] == {new["call_id"]: "approve"}

@@ -32,9 +32,7 @@ def cmd_ledger(args: argparse.Namespace, service: SessionService) -> int:
               file=sys.stderr)
         return Exit.USAGE
     if args.action == "rerun":
-        print("mttui: rerun is not available yet; mark the call done or failed and ask the "
-              "model to run it again", file=sys.stderr)
-        return Exit.FAILED
+        return _rerun(args, service)
     try:
         call = settle(service, settings_from(args), args.session, args.call_id, args.action,
                       args.note)
@@ -46,3 +44,35 @@ def cmd_ledger(args: argparse.Namespace, service: SessionService) -> int:
     else:
         print(f"{call.call_id}: {call.state}")
     return Exit.OK
+
+
+def _rerun(args: argparse.Namespace, service: SessionService) -> int:
+    """A new call of the same tool and arguments in a new run, after a new approval."""
+    from mttui.core.drive import drive
+    from mttui.core.handle import SessionHandle
+    from mttui.core.ledger import LedgerRefused, rerun
+
+    from .exec import approver, exit_code
+    from .exec_output import ExecOutput
+    from .signals import StopSignals
+
+    out = ExecOutput(json_mode=bool(args.json))
+    sigs = StopSignals()
+    handle = SessionHandle.open(service, settings_from(args), args.session)
+    sigs.target = handle
+    code: int = Exit.FAILED
+    try:
+        w = handle.writer
+        out.event("session", session_id=w.session_id, thread_id=w.thread_id, path=str(w.path))
+        handle.resume()
+        try:
+            events = rerun(handle, service, args.call_id, args.note)
+        except LedgerRefused as exc:
+            out.error(str(exc))
+            return Exit.FAILED
+        outcome = drive(handle, events, emit=out.show, ask=approver(args.approve, sigs))
+        code = exit_code(outcome, handle, out, sigs)
+        return code
+    finally:
+        handle.close()
+        out.event("exit", session_id=handle.session_id, code=code)

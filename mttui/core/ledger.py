@@ -12,6 +12,7 @@ reads on its next turn. An interrupted call is never run again automatically.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,9 @@ from mttui.session.writer import SessionWriter
 
 if TYPE_CHECKING:
     from mttui.config import Settings
+    from mttui.graph.events import RunEvent
+
+    from .handle import SessionHandle
 
 ACTIONS = {"mark-done": "done", "mark-failed": "failed", "rerun": "rerun"}
 
@@ -136,3 +140,22 @@ def settle_open(writer: SessionWriter, service: SessionService, settings: Settin
                          messages=[SystemMessage(content=text, id=message["id"])])
     call.state, call.note = resolution, note or ""
     return call
+
+
+def rerun(handle: SessionHandle, service: SessionService, call_id: str,
+          note: str | None = None) -> Iterator[RunEvent]:
+    """``rerun``: the old call's state becomes ``rerun`` (it stays interrupted in the
+    history) and a **new** call of the same tool and arguments runs in a new run, after
+    a new approval (always asked). Drive the returned events with ``core.drive.drive``."""
+    from mttui.graph.rerun import rerun_call
+
+    info = service.get(handle.session_id)
+    found = {c.call_id: c for c in ledger_of(service, info).calls}
+    call = found.get(call_id)
+    if call is None:
+        raise LedgerRefused(f"{call_id} is not an interrupted tool call of session {info.id}")
+    if call.state != "interrupted":
+        raise LedgerRefused(f"{call_id} is already settled ({call.state})")
+    handle.writer.append("tool_resolution", call_id=call_id, resolution="rerun",
+                         note=note or "")
+    return rerun_call(handle.runner, call.tool_name, dict(call.arguments))

@@ -234,6 +234,37 @@ def _mcp(ctx: SlashContext, args: str) -> SlashOutcome:
                         data={"servers": [s.as_json() for s in states]})
 
 
+def _rewind(ctx: SlashContext, args: str) -> SlashOutcome:
+    """``/rewind SEQ`` (conversation and files) or ``/rewind undo``; the chat opens its
+    picker for a bare ``/rewind`` instead."""
+    from .rewind import rewind, undo_rewind
+
+    sid = ctx.need_session()
+    if args == "undo":
+        done = undo_rewind(ctx.service, ctx.settings, sid)
+        return SlashOutcome("rewind", "the last rewind was undone", action="rewind",
+                            data={"files_restored": len(done.files_restored)})
+    if not args.isdigit():
+        raise SlashError("/rewind SEQ (a user message's seq, see `mttui history`) or "
+                         "/rewind undo; in the chat a bare /rewind opens a picker")
+    done = rewind(ctx.service, ctx.settings, sid, int(args))
+    return SlashOutcome("rewind", f"rewound to just before message {args}", action="rewind",
+                        data={"files_restored": len(done.files_restored),
+                              "files_deleted": len(done.files_deleted)})  # fmt: skip
+
+
+def _fork(ctx: SlashContext, args: str) -> SlashOutcome:
+    """``/fork [SEQ]``: a new session with this one's conversation up to SEQ (default:
+    the end)."""
+    from .fork import fork
+
+    if args and not args.isdigit():
+        raise SlashError("/fork [SEQ]: SEQ is a message's seq (see `mttui history`)")
+    done = fork(ctx.service, ctx.settings, ctx.need_session(), at=int(args) if args else None)
+    return SlashOutcome("fork", f"forked into session {done.session_id} ({done.messages} "
+                        "messages)", action="fork", data={"session_id": done.session_id})
+
+
 # The commands, in /help order: a fixed table (nothing is registered at import time).
 COMMANDS: tuple[Command, ...] = (
     Command("help", "", "list commands and keys", _help),
@@ -242,6 +273,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("model", "[NAME]", "show or switch this session's model", _model),
     Command("permissions", "[revoke TOOL]", "session grants; revoke one", _permissions),
     Command("mcp", "", "MCP servers: state and tools", _mcp),
+    Command("rewind", "[SEQ | undo]", "go back to before a message (conversation, files)",
+            _rewind),
+    Command("fork", "[SEQ]", "a new session from this conversation up to a point", _fork),
     Command("usage", "", "this session's tokens, cost and context left", _usage),
     Command("export", "[FILE]", "export the session as Markdown", _export),
     Command("exit", "", "leave the app", _exit),

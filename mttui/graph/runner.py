@@ -1,18 +1,7 @@
 """The runner: drives the agent graph for one session and writes its log.
 
-Usage (from a thread worker; everything is a sync generator of events)::
-
-    runner = Runner(writer, settings, project=service.project,
-                    checkpoints_path=service.checkpoints_path())
-    for event in runner.run("fix the tests"):        # RunStarted … RunEnded
-        ...
-    # RunEnded(status="awaiting_approval") after an ApprovalRequested event:
-    for event in runner.answer_approval(request_id, {"call_1": "approve"}):
-        ...
-    runner.stop()            # from any thread: ends the current run as "stopped"
-    runner.end_session()     # session_end {stats}; then writer.close()
-
-Importing this module does not import LangGraph; the first run (or
+Operations are sync generators of events, used from a thread worker; ``stop`` is
+thread-safe. Importing this module does not import LangGraph; the first run (or
 :meth:`Runner.prepare`, e.g. in a warm-up worker) does.
 """
 
@@ -315,6 +304,19 @@ class Runner:
             yield from compact_thread(self._live(), instructions)
         finally:
             self._busy.release()
+
+    @property
+    def context(self) -> GraphContext:
+        """The graph's context (prepared)."""
+        self.prepare()
+        assert self._ctx is not None
+        return self._ctx
+
+    def drive_from_checkpoint(self, run_id: str, head: list[tuple[str, dict[str, Any]]],
+                              first: list[RunEvent]) -> Iterator[RunEvent]:
+        """Write ``head`` and go on from the checkpoint as it stands (``graph.rerun``)."""
+        self._begin()
+        yield from self._drive(None, run_id, head, first)
 
     def _begin(self) -> None:
         if self.busy:

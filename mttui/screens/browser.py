@@ -26,6 +26,7 @@ from mttui.widgets.text import short_path
 from mttui.widgets.workers import report_worker_error
 
 from .dialogs import ConfirmScreen, RenameScreen
+from .fork_parent import with_parent
 from .search import SearchScreen
 
 PAGE = 100
@@ -154,6 +155,7 @@ class BrowserScreen(Screen[None]):
     def _preview(self, info: SessionInfo) -> None:
         page = self.service.history(info.id, limit=6)
         verdict = preview_verdict(self.service, info)
+        info = with_parent(self.service, info)  # a fork: its parent's title
         self.post_message(PreviewLoaded(info, page, verdict))
 
     def on_preview_loaded(self, message: PreviewLoaded) -> None:

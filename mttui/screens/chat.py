@@ -48,6 +48,12 @@ from .chat_messages import (
     StatusNote,
     TitleChanged,
 )
+from .chat_rewind import (
+    double_escape,
+    fork_selected,
+    rerun_selected,
+    settle_selected,
+)
 from .chat_slash import SlashChat
 from .search import SearchScreen
 
@@ -67,6 +73,10 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
         Binding("pageup", "page(-1)", "Scroll up", id="page_up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", id="page_down", show=False,
                 priority=True),
+        Binding("f", "fork_selected", "Fork here", id="fork_here", show=False),
+        Binding("d", "settle('mark-done')", "Mark done", id="mark_done", show=False),
+        Binding("x", "settle('mark-failed')", "Mark failed", id="mark_failed", show=False),
+        Binding("r", "rerun_call", "Re-run", id="rerun_call", show=False),
     ]
     AUTO_FOCUS = "PromptArea"
 
@@ -225,9 +235,9 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
     @on(PromptArea.Submitted)
     def _submitted(self, event: PromptArea.Submitted) -> None:
         event.stop()
-        if self.slash_submit(event):  # /help /clear /model /usage /export /exit …
-            return
         command = event.text.strip()
+        if self.slash_submit(event):  # /rewind /fork /help /clear /model /usage /exit …
+            return
         if command == "/compact" or command.startswith("/compact "):  # /compact [instructions]
             if self.start_compaction(command[len("/compact"):].strip() or None):
                 event.prompt.clear()
@@ -331,7 +341,7 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
         if self.state in ("running", "starting") and self.chat.handle is not None:
             self.chat.handle.stop()
             self.state = "stopping"
-        else:
+        elif not double_escape(self):  # esc esc on an empty idle prompt: rewind
             self.query_one(PromptArea).focus()
 
     def action_page(self, direction: int) -> None:
@@ -356,6 +366,15 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
 
     def action_back(self) -> None:
         self.post_message(BackToBrowser())
+
+    def action_fork_selected(self) -> None:
+        fork_selected(self)
+
+    def action_settle(self, action: str) -> None:
+        settle_selected(self, action)
+
+    def action_rerun_call(self) -> None:
+        rerun_selected(self)
 
     # -- leaving -------------------------------------------------------------------------
     async def shutdown(self, grace: float = 15.0) -> None:

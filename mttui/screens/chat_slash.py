@@ -38,6 +38,7 @@ from mttui.widgets.status import StatusBar
 
 from .chat_compact import CompactChat
 from .chat_messages import Note, Opened
+from .chat_rewind import time_travel_command
 from .mcp import open_mcp_screen
 
 # handled by the chat screen's own code (dialogs, the compaction worker)
@@ -150,6 +151,9 @@ class SlashChat(CompactChat):
     def slash_submit(self, event: PromptArea.Submitted) -> bool:
         """Handle ``event`` when it is a command (``True``); ``False``: send it."""
         self.query_one(CompletionList).hide()
+        if time_travel_command(self, event.text):  # /rewind, /rewind undo, /fork: pickers
+            event.prompt.clear()
+            return True
         parsed = parse(event.text, self.settings.provider)
         if parsed is None:
             try:  # a refused or missing @file: said now, the text stays to be corrected

@@ -15,7 +15,7 @@ from typing import BinaryIO, Literal
 
 from .reader import parse_line
 
-MarkerKind = Literal["compression", "resumed", "cleared"]
+MarkerKind = Literal["compression", "resumed", "cleared", "rewind"]
 
 CHUNK = 1 << 20
 MESSAGE = b'\n{"type":"transcript_message"'
@@ -25,6 +25,7 @@ KINDS: dict[bytes, MarkerKind] = {
     b'\n{"type":"compression"': "compression",
     b'\n{"type":"session_resumed"': "resumed",
     b'\n{"type":"session_clear"': "cleared",  # /clear: the divider in the history
+    b'\n{"type":"rewind"': "rewind",  # a conversation rewind or its undo (timetravel.md)
 }
 
 

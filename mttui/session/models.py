@@ -78,6 +78,8 @@ class SessionInfo:
     usage: SessionUsage = field(default_factory=SessionUsage)
     chosen_model: str | None = None  # set with /model; kept across resumes
     clear_count: int = 0
+    fork: dict[str, object] | None = None  # forked_from, when the listing read it
+    parent_title: str | None = None  # the title of the session this one was forked from
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -98,6 +100,8 @@ class SessionInfo:
 
     def forked_from(self) -> dict[str, object] | None:
         """``{session_id, seq}`` when this session is a fork (read from its first line)."""
+        if self.fork is not None:
+            return self.fork or None  # {}: read, not a fork
         from .timeline import fork_origin
 
         return fork_origin(self.path)
@@ -107,6 +111,15 @@ class SessionInfo:
 class SessionPage:
     sessions: list[SessionInfo]
     next_cursor: str | None
+
+    def with_forks(self) -> SessionPage:
+        """The page with each session's ``forked_from`` (its log's first line: cheap)."""
+        from dataclasses import replace
+
+        from .timeline import fork_origin
+
+        sessions = [replace(s, fork=fork_origin(s.path) or {}) for s in self.sessions]
+        return replace(self, sessions=sessions)
 
 
 @dataclass(frozen=True)

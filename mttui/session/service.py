@@ -238,7 +238,8 @@ class SessionService:
         with self._lock:
             conn = self._ensure_fresh(all_projects)
             phash = None if all_projects else self.project_hash
-            return queries.list_page(conn, self.layout, phash, limit, cursor)
+            page = queries.list_page(conn, self.layout, phash, limit, cursor)
+        return page.with_forks()
 
     def get(self, session_id: str) -> SessionInfo:
         with self._lock:
@@ -392,3 +393,4 @@ class SessionService:
         permissions and rebuilds the index."""
         with self._lock:
             return run_doctor(self.layout, self._db(), self.reindex, repair=repair)
+

@@ -145,7 +145,7 @@ def fork_origin(path: Path) -> dict[str, object] | None:
 def mark_rewound(path: Path, messages: list[dict[str, object]]) -> list[dict[str, object]]:
     """``history --json`` messages with ``"branch": "rewound"`` on those a rewind took
     out of the model's view (they stay readable and searchable)."""
-    abandoned = read_timeline(path).abandoned_seqs() if path.exists() else set()
+    abandoned = read_timeline(path).abandoned_seqs() if path.is_file() else set()
     for m in messages:
         seq = m.get("seq")
         if isinstance(seq, int) and seq in abandoned:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from mttui.session.models import SessionStatus
+from mttui.session.models import SessionInfo, SessionStatus
 
 
 def badges(status: SessionStatus) -> Text:
@@ -25,3 +25,8 @@ def badges(status: SessionStatus) -> Text:
     if status.corrupt_lines:
         add(f"✗{status.corrupt_lines}", "red")
     return out
+
+
+def fork_badge(info: SessionInfo) -> Text:
+    """``⑂`` for a fork (known from the listing; nothing is read here)."""
+    return Text("⑂ ", style="bold magenta", no_wrap=True) if info.fork else Text(no_wrap=True)

@@ -151,6 +151,8 @@ def marker_item(marker: Marker) -> Item:
     if marker.kind == "cleared":
         return Item("cleared", f"c{marker.record_seq}", marker.anchor,
                     text="cleared · the model starts over from here")
+    if marker.kind == "rewind":
+        return rewind_item(marker)
     return Item("warnings", f"w{marker.record_seq}", marker.anchor,
                 data={"mode": data.get("mode", ""), "warnings": warning_list(data)})
 
@@ -173,3 +175,19 @@ def markers_in(markers: Iterable[Marker], lo: int, hi: int, *, first: bool,
     """Markers that belong to a page of messages ``lo..hi`` (``first``/``last``: the ends)."""
     return [m for m in markers
             if (lo <= m.anchor <= hi) or (first and m.anchor < lo) or (last and m.anchor > hi)]
+
+
+def rewind_item(marker: Marker) -> Item:
+    """A notice where a conversation rewind (or its undo) happened."""
+    d = marker.data
+    lo, hi = d.get("abandoned_from_seq"), d.get("abandoned_to_seq")
+    span = f"#{lo}–#{hi}" if lo != hi else f"#{lo}"
+    if d.get("undo"):
+        back = f"#{d.get('restored_from_seq')}–#{d.get('restored_to_seq')}"
+        text = f"⟲ rewind undone: {back} are back in the model's view"
+        text += f"; {span} became a rewound branch" if isinstance(hi, int) and isinstance(
+            lo, int) and hi >= lo else ""
+    else:
+        text = (f"⟲ rewound to before #{d.get('to_seq')}: {span} above are a rewound branch "
+                "(kept here and searchable, never sent to the model again)")
+    return Item("notice", f"rw{marker.record_seq}", marker.anchor, text=text, status="warning")

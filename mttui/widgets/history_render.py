@@ -165,6 +165,9 @@ def tool_block(item: Item, pal: Palette, width: int) -> RenderableType:
         parts.append(Padding(Text("(no result yet)", style=pal.dim), (0, 0, 0, 2)))
     else:
         parts.append(Padding(Text(literal(item.output) or "(empty)"), (0, 0, 0, 2)))
+    if status == "interrupted":  # the tool ledger (timetravel.md)
+        parts.append(Text("it may have run: d mark done · x mark failed · r re-run",
+                          style=pal.warning))
     return Padding(Group(*parts), (0, 0, 0, 0))
 
 

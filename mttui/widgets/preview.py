@@ -69,6 +69,9 @@ class PreviewPane(VerticalScroll, can_focus=False):
                       + (f"  ({n} compression{'s' if n != 1 else ''})" if n else ""))
         facts.add_row("updated", relative_time(info.updated_at, now))
         facts.add_row("created", relative_time(info.created_at, now))
+        if info.fork:  # a fork: where it comes from
+            parent = literal(info.parent_title or str(info.fork.get("session_id")))
+            facts.add_row("⑂ fork of", f"{parent} at #{info.fork.get('seq')}")
         out: list[RenderableType] = [title, facts]
         for badge, words in info.status.describe():
             out.append(Text.assemble((badge + " ", "bold yellow"), words))

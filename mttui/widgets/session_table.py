@@ -15,7 +15,7 @@ from textual.widgets import DataTable
 from mttui.session.models import SessionInfo
 from mttui.session.times import relative_time
 
-from .badges import badges
+from .badges import badges, fork_badge
 from .text import one_line
 
 Clock = Callable[[], datetime]
@@ -75,7 +75,7 @@ class SessionTable(DataTable[Text]):
             Text(relative_time(info.updated_at, now), no_wrap=True),
             Text(f"{info.message_count:,}", justify="right", no_wrap=True),
             Text(one_line(info.model or "—", 12), style="dim", no_wrap=True),
-            badges(info.status),
+            fork_badge(info) + badges(info.status),
         ]
 
     def action_first_row(self) -> None:

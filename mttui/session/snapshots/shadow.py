@@ -196,17 +196,25 @@ class ShadowRepo:
             rel = os.fsdecode(raw)
             if rel and not rel.endswith("/"):
                 deleted.append(rel)
-        return self._filter(restored, deleted)
+        return self._filter(restored, deleted, ref)
 
     def diff_between(self, ref_from: str, ref_to: str) -> Changes:
         """What going from snapshot ``ref_from`` to snapshot ``ref_to`` changes."""
         out = self._git("diff", "--no-renames", "--name-status", "-z", ref_from, ref_to)
         restored, deleted = _split_diff(out, reverse=False)
-        return self._filter(restored, deleted)
+        return self._filter(restored, deleted, ref_to)
 
     def diff_stat(self, ref_from: str, ref_to: str) -> str:
         """A short ``--stat`` summary between two snapshots."""
         out = self._git("diff", "--stat=100", "--no-renames", ref_from, ref_to, check=False)
+        return out.decode("utf-8", "replace")
+
+    def worktree_stat(self, ref: str) -> str:
+        """A short ``--stat`` of what restoring ``ref`` would change in tracked files,
+        read-only (no index refresh is written)."""
+        env = dict(self.env, GIT_OPTIONAL_LOCKS="0")
+        out = run_git(env, self.project, "diff", "--stat=100", "-R", "--no-renames", ref,
+                      check=False)
         return out.decode("utf-8", "replace")
 
     def restore(self, ref_from: str, ref_to: str) -> Changes:
@@ -231,10 +239,31 @@ class ShadowRepo:
         if not self.has(ref):
             raise GitError(f"no snapshot {ref}")
 
-    def _filter(self, restored: list[str], deleted: list[str]) -> Changes:
+    def _filter(self, restored: list[str], deleted: list[str], ref: str) -> Changes:
         keep = [p for p in restored if _inside(p) and not self._big(p)]
         gone = [p for p in deleted if _inside(p) and not self._big(p)]
+        ignored = self._ignored_in(ref, gone) if gone else set()
+        gone = [p for p in gone if p not in ignored]
         return Changes(sorted(set(keep)), sorted(set(gone)))
+
+    def _ignored_in(self, ref: str, paths: list[str]) -> set[str]:
+        """Which of ``paths`` the ignore rules of snapshot ``ref`` ignore: a file ignored
+        then (not in the snapshot for that reason) is the user's, never deleted."""
+        import tempfile
+
+        listing = self._git("ls-tree", "-r", "-z", "--name-only", ref)
+        rules = [os.fsdecode(n) for n in listing.split(b"\0")
+                 if n == b".gitignore" or n.endswith(b"/.gitignore")]
+        with tempfile.TemporaryDirectory(prefix="mttui-ignore-") as tmp:
+            for rel in rules:
+                dst = Path(tmp) / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                dst.write_bytes(self._git("cat-file", "blob", f"{ref}:{rel}"))
+            env = dict(git_env(self.git_dir, Path(tmp)), GIT_OPTIONAL_LOCKS="0")
+            env.pop("GIT_LITERAL_PATHSPECS")  # check-ignore refuses pathspec magic
+            out = run_git(env, Path(tmp), "check-ignore", "--no-index", "-z", "--stdin",
+                          stdin=_nul(paths), check=False)
+        return {os.fsdecode(p) for p in out.split(b"\0") if p}
 
 
 def _split_diff(out: bytes, *, reverse: bool) -> tuple[list[str], list[str]]:

@@ -82,6 +82,7 @@ class MttuiApp(App[None]):
         self._signalled = False
         self._old_handlers: dict[int, Any] = {}
         self._event_loop: asyncio.AbstractEventLoop | None = None
+        self.last_session: str | None = None  # the chat open at quit (printed on exit)
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
         if self.keymap:
             self.set_keymap(self.keymap)
@@ -207,6 +208,7 @@ class MttuiApp(App[None]):
 
         for screen in reversed(self.screen_stack):
             if isinstance(screen, ChatScreen):
+                self.last_session = self.last_session or screen.chat.session_id
                 await screen.shutdown()
         self.exit()
 

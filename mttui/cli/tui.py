@@ -56,4 +56,6 @@ def _run_app(service: SessionService, settings: Settings, *,
         return Exit.FAILED
     app = MttuiApp(service, settings, open_session=open_session)
     app.run()
+    if app.last_session:
+        print(f"To come back to this session: mttui --resume {app.last_session}")
     return int(app.return_code or 0)

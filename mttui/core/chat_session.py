@@ -18,6 +18,7 @@ from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
 
 from .handle import Resumed, RunnerFactory, SessionHandle, langgraph_runner
+from .resume_preview import ResumePreview
 
 if TYPE_CHECKING:
     from mttui.config import Settings
@@ -90,6 +91,14 @@ class ChatSession:
     def resume(self) -> Resumed:
         assert self.handle is not None
         return self.handle.resume()
+
+    def preview(self) -> ResumePreview:
+        """What the resume will do, read-only (nothing written): shown when the session
+        opens; the resume itself is applied when the user first acts."""
+        from .resume_preview import preview_resume
+
+        assert self.info is not None
+        return preview_resume(self.service, self.info.id)
 
     def grants(self) -> list[str]:
         """The session's grants (tools approved for the session, not revoked), also of a

@@ -30,12 +30,12 @@ from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.pending_lane import PendingLane
 from mttui.widgets.prompt import PromptArea
+from mttui.widgets.resume_notes import ResumeNotes
 from mttui.widgets.session_table import Clock
 from mttui.widgets.status import StatusBar
 from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
-from .chat_compact import CompactChat
 from .chat_messages import (
     AskAgain,
     MarkersChanged,
@@ -47,10 +47,11 @@ from .chat_messages import (
     StatusNote,
     TitleChanged,
 )
+from .chat_resume import ResumeChat
 from .search import SearchScreen
 
 
-class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat_pending.py
+class ChatScreen(ResumeChat):  # approvals: chat_approval.py; Queue/Steer: chat_pending.py
     DEFAULT_CSS = """
     ChatScreen #chat-bar { height: 1; background: $panel; padding: 0 1; }
     ChatScreen HistoryView { height: 1fr; }
@@ -84,6 +85,7 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
         yield Static(id="chat-bar")
         yield HistoryView(self._page, id="history")
         yield PendingLane(id="pending-lane")
+        yield ResumeNotes(id="resume-notes")
         yield PromptArea(placeholder="Message  (enter sends · ctrl+j newline · f1 help)",
                          id="prompt")
         s = self.settings
@@ -192,17 +194,10 @@ class ChatScreen(CompactChat):  # approvals: chat_approval.py; Queue/Steer: chat
         if not self.chat.writable():
             self.post_message(ReadOnly(self.chat.read_only or ""))
             return
-        if info.status.awaiting_approval or info.status.interrupted_tools:
-            # Something to repair or to ask: resume now. Otherwise reading writes
-            # nothing, and the resume is applied right before the first send.
-            if self.chat.open_for_writing() is None:
-                self.post_message(ReadOnly(self.chat.read_only or ""))
-                return
-            pending = self.resume_now()
-            if pending is not None:
-                self.post_message(AskAgain(pending))
-                return
+        # Reading writes nothing: what the resume will do is shown (an approval it
+        # waits for is asked), and it is applied when the user first acts.
         self.post_message(StateChanged("idle"))
+        self.preview_resume()
 
     def resume_now(self) -> ev.ApprovalRequested | None:
         """Apply the resume (worker thread); its warnings show where it happened."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
+from mttui.core.resume_preview import ResumePreview
 from mttui.graph.events import ApprovalRequested
 from mttui.session.markers import Marker
 
@@ -110,3 +111,10 @@ class GrantsChanged(Message):
 
     grants: list[str]
     show: bool = False  # open the /permissions list with them
+
+
+@dataclass
+class ResumePreviewed(Message):
+    """What the resume will do, read when the session opened (nothing written yet)."""
+
+    preview: ResumePreview

@@ -47,9 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mttui {__version__}")
     _common(parser, suppress=False)
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--continue", dest="continue_", action="store_true",
+    group.add_argument("-c", "--continue", dest="continue_", action="store_true",
                        help="open the most recent session of the project")
-    group.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
+    group.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="SESSION",
                        help="open SESSION (without one: the session browser)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

@@ -36,6 +36,7 @@ from mttui.widgets.status import StatusBar
 from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
+from .chat_keys import KeysChat
 from .chat_messages import (
     AskAgain,
     MarkersChanged,
@@ -47,11 +48,10 @@ from .chat_messages import (
     StatusNote,
     TitleChanged,
 )
-from .chat_resume import ResumeChat
 from .search import SearchScreen
 
 
-class ChatScreen(ResumeChat):  # approvals: chat_approval.py; Queue/Steer: chat_pending.py
+class ChatScreen(KeysChat):  # approvals: chat_approval.py; Queue/Steer: chat_pending.py
     DEFAULT_CSS = """
     ChatScreen #chat-bar { height: 1; background: $panel; padding: 0 1; }
     ChatScreen HistoryView { height: 1fr; }
@@ -191,6 +191,7 @@ class ChatScreen(ResumeChat):  # approvals: chat_approval.py; Queue/Steer: chat_
         self.post_message(Opened(self.service.markers(info.id), self.service.last_usage(info.id)))
         self.post_grants()
         self.pending_opened()
+        self.load_prompts()
         if not self.chat.writable():
             self.post_message(ReadOnly(self.chat.read_only or ""))
             return

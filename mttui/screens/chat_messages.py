@@ -118,3 +118,10 @@ class ResumePreviewed(Message):
     """What the resume will do, read when the session opened (nothing written yet)."""
 
     preview: ResumePreview
+
+
+@dataclass
+class PromptsLoaded(Message):
+    """The user's earlier prompts of the session (oldest first), for ``↑``."""
+
+    texts: list[str]

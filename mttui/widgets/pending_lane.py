@@ -199,7 +199,7 @@ def pending_keys() -> list[Binding]:
     return [
         Binding("ctrl+s", "steer", "Steer (read at the run's next step; enter queues)",
                 id="steer"),
-        Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
+        Binding("alt+up", "edit_last", "Edit the last queued item (empty prompt)",
                 id="edit_last_queued"),
         Binding("ctrl+r", "resume_queue", "Resume or pause the queue", id="resume_queue"),
     ]

@@ -1,0 +1,110 @@
+"""The chat's everyday keys: ``↑``/``↓`` recall earlier prompts, ``ctrl+c`` clears the
+prompt (on an empty one: press it again to quit), typed text always reaches the prompt,
+and a read-only session says so in the prompt and the footer."""
+
+from __future__ import annotations
+
+from textual import events, on
+from textual.actions import SkipAction
+from textual.binding import Binding
+
+from mttui.widgets.history import HistoryView
+from mttui.widgets.prompt import PromptArea
+from mttui.widgets.prompt_history import PromptHistory
+
+from .chat_messages import PromptsLoaded, ReadOnly
+from .chat_resume import ResumeChat
+
+HISTORY_PAGE = 200  # the newest messages read for the prompt history
+WRITING = ("stop", "compact", "steer", "resume_queue")  # off in a read-only session
+
+
+class KeysChat(ResumeChat):
+    """See the module docstring."""
+
+    BINDINGS = [
+        Binding("up", "recall(-1)", "Earlier prompt", id="prompt.history_older", show=False,
+                priority=True),
+        Binding("down", "recall(1)", "Later prompt", id="prompt.history_newer", show=False,
+                priority=True),
+        Binding("ctrl+c", "clear_or_quit", "Clear the prompt (empty: quit)",
+                id="clear_or_quit", show=False, priority=True),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prompts = PromptHistory()
+
+    # -- prompt history -----------------------------------------------------------------
+    def load_prompts(self) -> None:
+        """Open worker: the user's earlier prompts of this session."""
+        sid = self.chat.session_id
+        if sid is None:
+            return
+        page = self.chat.service.history(sid, limit=HISTORY_PAGE)
+        self.post_message(PromptsLoaded([m.content for m in page.messages
+                                         if m.role == "user" and m.content.strip()]))
+
+    def on_prompts_loaded(self, message: PromptsLoaded) -> None:
+        sent = self.prompts.texts
+        self.prompts = PromptHistory([*message.texts, *sent])
+
+    @on(PromptArea.Submitted)
+    def _remember_prompt(self, event: PromptArea.Submitted) -> None:
+        self.prompts.add(event.text)
+
+    def action_recall(self, direction: int) -> None:
+        """``↑`` on the prompt's first line (``↓`` on its last) while no approval or
+        list needs the arrows: the previous (next) prompt of this session."""
+        prompt = self.query_one("#prompt", PromptArea)
+        if not prompt.has_focus:
+            raise SkipAction()
+        row, last = prompt.cursor_location[0], prompt.document.line_count - 1
+        if direction < 0:
+            if row != 0 and not self.prompts.walking:
+                raise SkipAction()
+            text = self.prompts.older(prompt.text)
+        else:
+            if row != last or not self.prompts.walking:
+                raise SkipAction()
+            text = self.prompts.newer()
+        if text is None:
+            raise SkipAction()
+        prompt.text = text
+        prompt.move_cursor(prompt.document.end)
+
+    # -- ctrl+c -----------------------------------------------------------------------------
+    async def action_clear_or_quit(self) -> None:
+        prompt = self.query_one("#prompt", PromptArea)
+        if prompt.has_focus and prompt.selected_text:
+            prompt.action_copy()
+        elif prompt.text:
+            self.prompts.add(prompt.text)  # cleared, not lost: ↑ brings it back
+            prompt.clear()
+            prompt.focus()
+        else:
+            await self.app.run_action("quit_twice")
+
+    # -- typing never lands nowhere ----------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        if isinstance(self.focused, HistoryView) and event.is_printable and event.character \
+                and event.character != " ":
+            prompt = self.query_one("#prompt", PromptArea)
+            if prompt.disabled:
+                return
+            event.stop()
+            prompt.focus()
+            prompt.insert(event.character)
+
+    # -- read-only -----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in WRITING and self.state == "read-only":
+            return None  # shown disabled in the footer
+        return True
+
+    def on_read_only(self, message: ReadOnly) -> None:
+        prompt = self.query_one("#prompt", PromptArea)
+        reason = message.reason or "open for writing in another process"
+        prompt.placeholder = f"Read-only: this session is {reason}" \
+            if reason.startswith("open") else f"Read-only: {reason}"
+        self.refresh_bindings()

@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from ..graph.compression.prompt import snapshot_markdown
+from .glyphs import ascii_only, glyph
 from .history_items import Item
 from .text import full_args, literal, short_args, tokens
 
@@ -33,6 +34,14 @@ STATUS_ICON = {
     "running": "⟳",
     "awaiting": "⏸",
 }
+
+GLYPH_OF = {"running": "spin", "awaiting": "pause", "interrupted": "warn", "error": "fail"}
+
+
+def status_icon(status: str) -> str:
+    """A tool status's icon (ASCII when the terminal lacks the glyph, see ``glyphs``)."""
+    name = GLYPH_OF.get(status)
+    return glyph(name) if name is not None and ascii_only() else STATUS_ICON.get(status, "·")
 
 
 @dataclass(frozen=True)
@@ -117,7 +126,7 @@ def status_style(status: str, pal: Palette) -> Style:
 
 def tool_block(item: Item, pal: Palette, width: int) -> RenderableType:
     status = item.status or "open"
-    right = Text(f"{STATUS_ICON.get(status, '·')} {status}", style=status_style(status, pal))
+    right = Text(f"{status_icon(status)} {status}", style=status_style(status, pal))
     head = Text("▾ " if item.expanded else "▸ ", style=pal.dim)
     head.append(literal(item.tool or "tool"), style=pal.tool)
     if item.args is not None:

@@ -118,6 +118,8 @@ class BrowserScreen(Screen[None]):
             return  # a newer reload is on its way
         self.next_cursor = message.page.next_cursor
         table = self.table
+        table.set_scope(message.all_projects)
+        self.query_one(PreviewPane).show_project = message.all_projects
         table.set_sessions(message.page.sessions, reset=message.reset,
                            more=message.page.next_cursor is not None)
         self._bar()

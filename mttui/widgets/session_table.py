@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from rich.text import Text
 from textual import events
@@ -19,6 +20,7 @@ from .badges import badges
 from .text import one_line
 
 Clock = Callable[[], datetime]
+PROJECT_WIDTH = 14
 
 # (key, label, width); the title column takes what is left.
 FIXED = [("updated", "Updated", 9), ("messages", "Msgs", 7), ("model", "Model", 12),
@@ -35,6 +37,8 @@ class SessionTable(DataTable[Text]):
     PREFETCH = 15
     # DataTable's home/end scroll sideways; in a list of sessions they mean first/last row.
     BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="session_down"),
+        Binding("k", "cursor_up", "Up", show=False, id="session_up"),
         Binding("home", "first_row", "First", show=False, id="first_session"),
         Binding("end", "last_row", "Last", show=False, id="last_session"),
     ]
@@ -48,6 +52,7 @@ class SessionTable(DataTable[Text]):
         self.sessions: list[SessionInfo] = []
         self.more = False
         self._title_width = 0
+        self.show_project = False  # the all-projects view: a Project column
 
     # -- data -----------------------------------------------------------------
     def set_sessions(self, sessions: list[SessionInfo], *, reset: bool, more: bool) -> None:
@@ -74,9 +79,26 @@ class SessionTable(DataTable[Text]):
             Text(title, style="" if info.title else "italic", no_wrap=True),
             Text(relative_time(info.updated_at, now), no_wrap=True),
             Text(f"{info.message_count:,}", justify="right", no_wrap=True),
+            Text(one_line(Path(info.project).name or info.project, PROJECT_WIDTH),
+                 style="dim", no_wrap=True) if self.show_project else
             Text(one_line(info.model or "—", 12), style="dim", no_wrap=True),
             badges(info.status),
         ]
+
+    def _fixed(self) -> list[tuple[str, str, int]]:
+        """The fixed columns; in the all-projects view the Project replaces the Model
+        (the preview shows the model)."""
+        if not self.show_project:
+            return FIXED
+        return [("project", "Project", PROJECT_WIDTH) if key == "model" else (key, label, w)
+                for key, label, w in FIXED]
+
+    def set_scope(self, all_projects: bool) -> None:
+        """The all-projects view has a Project column (its folder's name)."""
+        if all_projects != self.show_project:
+            self.show_project = all_projects
+            self._title_width = 0  # lay the columns out again
+            self._layout_columns()
 
     def action_first_row(self) -> None:
         if self.row_count:
@@ -102,7 +124,7 @@ class SessionTable(DataTable[Text]):
     # -- layout ---------------------------------------------------------------
     def _layout_columns(self) -> None:
         width = self.scrollable_content_region.width or self.size.width
-        fixed = sum(w + 2 for _, _, w in FIXED)
+        fixed = sum(w + 2 for _, _, w in self._fixed())
         title = max(width - fixed - 2, 16)
         if title == self._title_width and self.columns:
             return
@@ -111,7 +133,7 @@ class SessionTable(DataTable[Text]):
         self.more = False
         self.clear(columns=True)
         self.add_column("Title", width=title, key="title")
-        for key, label, w in FIXED:
+        for key, label, w in self._fixed():
             self.add_column(Text(label, justify="right") if key == "messages" else label,
                             width=w, key=key)
         now = self.clock()

@@ -109,6 +109,7 @@ class ChatScreen(KeysChat):  # approvals: chat_approval.py; Queue/Steer: chat_pe
 
     def on_mount(self) -> None:
         self.live = LiveTranscript(self.history)
+        self.read_project()
         self._bar()
         self.watch_state(self.state)
         if self.session_id is None:
@@ -124,6 +125,8 @@ class ChatScreen(KeysChat):  # approvals: chat_approval.py; Queue/Steer: chat_pe
         elif info is not None:
             bar.append("  " + literal(info.title or "(untitled)"), style="bold")
             bar.append(f"  ·  {info.id}", style="dim")
+        if self.project_line:
+            bar.append(f"  ·  {self.project_line}", style="dim")
         if extra:
             bar.append("  ·  " + extra, style="yellow")
         self.query_one("#chat-bar", Static).update(bar)

@@ -4,15 +4,17 @@ and a read-only session says so in the prompt and the footer."""
 
 from __future__ import annotations
 
-from textual import events, on
+from textual import events, on, work
 from textual.actions import SkipAction
 from textual.binding import Binding
 
+from mttui.core.project_info import git_branch
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.prompt_history import PromptHistory
+from mttui.widgets.text import short_path
 
-from .chat_messages import PromptsLoaded, ReadOnly
+from .chat_messages import ProjectRead, PromptsLoaded, ReadOnly
 from .chat_resume import ResumeChat
 
 HISTORY_PAGE = 200  # the newest messages read for the prompt history
@@ -34,6 +36,21 @@ class KeysChat(ResumeChat):
     def __init__(self) -> None:
         super().__init__()
         self.prompts = PromptHistory()
+        self.project_line = ""  # the header's project folder and git branch
+
+    # -- the header's project --------------------------------------------------------------
+    @work(thread=True, group="project", exit_on_error=False, name="project")
+    def read_project(self) -> None:
+        project = self.chat.service.project
+        branch = git_branch(project)
+        self.post_message(ProjectRead(short_path(project) + (f" ({branch})" if branch else "")))
+
+    def on_project_read(self, message: ProjectRead) -> None:
+        self.project_line = message.text
+        self._bar()
+
+    def _bar(self, extra: str = "") -> None:
+        raise NotImplementedError
 
     # -- prompt history -----------------------------------------------------------------
     def load_prompts(self) -> None:

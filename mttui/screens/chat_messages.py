@@ -125,3 +125,10 @@ class PromptsLoaded(Message):
     """The user's earlier prompts of the session (oldest first), for ``↑``."""
 
     texts: list[str]
+
+
+@dataclass
+class ProjectRead(Message):
+    """The header's project: folder and git branch."""
+
+    text: str

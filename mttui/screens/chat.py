@@ -241,6 +241,8 @@ class ChatScreen(KeysChat):  # approvals: chat_approval.py; Queue/Steer: chat_pe
         event.prompt.clear()
         if self.history.has_newer:
             self.history.load_newest()
+        else:  # follow the conversation, also when it was scrolled up
+            self.history.scroll_end(animate=False, immediate=True)
         self.state = "starting"
         self.send_text(text)
 

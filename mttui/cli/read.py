@@ -18,6 +18,8 @@ from mttui.session.times import relative_time
 from .errors import Exit
 from .output import clip, emit_json, table, visible
 
+DEFAULT_LIMIT = 50  # the parser's default --limit
+
 
 def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
     page = service.list_sessions(
@@ -29,8 +31,8 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
         )
         return 0
     if not page.sessions:
-        print("no sessions yet in this project" + ("" if args.all_projects else
-              " (try --all-projects)"))
+        print("no sessions yet" if args.all_projects else
+              "no sessions yet in this project (try --all-projects)")
         return 0
     rows = []
     now = datetime.now(UTC)
@@ -48,7 +50,9 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
                      s.model or "-", badges, clip(s.title or "(untitled)", 60)])
     print(visible(table(["ID", "UPDATED", "MSGS", "MODEL", "STATUS", "TITLE"], rows)))
     if page.next_cursor:
-        print(f"\nmore: mttui sessions --cursor {page.next_cursor}")
+        keep = (" --all-projects" if args.all_projects else "") + \
+            (f" --limit {args.limit}" if args.limit != DEFAULT_LIMIT else "")
+        print(f"\nmore: mttui sessions{keep} --cursor {page.next_cursor}")
     return 0
 
 

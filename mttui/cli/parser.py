@@ -58,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
         _common(p, suppress=True)
         return p
 
-    cmd("demo", "fill a separate demo home with sample sessions and open the TUI")
+    p = cmd("demo", "fill a separate demo home with sample sessions and open the TUI")
+    p.add_argument("--reset", action="store_true",
+                   help="start the demo over (its sessions and sample project as new)")
 
     p = cmd("exec", "run one user turn headlessly")
     p.add_argument("prompt", nargs="?", default=None)

@@ -48,10 +48,22 @@ def run_demo(args: argparse.Namespace) -> int:
 
     home = demo_home()
     project = home / "project"
+    if getattr(args, "reset", False):
+        reset_demo(home)
     print(f"mttui demo: sample sessions in {home}", file=sys.stderr)
     build_demo(home, project)
     service = SessionService(home, project)
     return _run_app(service, settings_from(args, provider="offline", model="offline"))
+
+
+def reset_demo(home: Path) -> None:
+    """Remove the demo's home (only a folder the demo made: it holds its marker)."""
+    import shutil
+
+    from mttui.demo import MARKER
+
+    if (home / MARKER).exists():
+        shutil.rmtree(home)
 
 
 def _run_app(service: SessionService, settings: Settings, *,

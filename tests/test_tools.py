@@ -90,9 +90,9 @@ def test_output_is_capped_with_a_marker(project: Path) -> None:
     (project / "big.txt").write_text("x" * (OUTPUT_CAP + 5000))
     res = execute_tool(project, "read_file", {"path": "big.txt"})
     assert len(res.output) < OUTPUT_CAP + 200
-    assert "output truncated: 5000 more characters" in res.output
+    assert "line cut: 5256 more bytes of it not shown" in res.output
     shell = execute_tool(project, "shell", {"command": "head -c 100000 /dev/zero | tr '\\0' y"})
-    assert "output truncated: 67232 more characters" in shell.output
+    assert "output truncated: 67232 more bytes" in shell.output
 
 
 def test_shell_runs_in_project_and_reports_exit_code(project: Path) -> None:

@@ -23,6 +23,7 @@ class Exit(IntEnum):
 def report_error(exc: BaseException) -> int:
     """One line on stderr and the exit code of cli.md (traceback with MTTUI_DEBUG=1)."""
     from mttui.config import debug_enabled
+    from mttui.session.disk import DISK_FULL_TEXT, disk_full
     from mttui.session.errors import RefTooShort, SessionLocked, SessionNotFound
 
     if debug_enabled():
@@ -30,6 +31,8 @@ def report_error(exc: BaseException) -> int:
 
         traceback.print_exception(exc)
     message = str(exc) or exc.__class__.__name__
+    if disk_full(exc):
+        message = DISK_FULL_TEXT
     print(f"mttui: {message.splitlines()[0]}", file=sys.stderr)
     if isinstance(exc, SessionLocked):
         return Exit.LOCKED

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import Exit, report_error
-from .parser import build_parser
+from .parser import build_parser, literal_double_dash
 
 if TYPE_CHECKING:
     from mttui.session.service import SessionService
@@ -22,6 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mttui`` script."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    literal_double_dash(args)
     if args.command == "search" and args.query is None and len(extra) == 1:
         # A query that looks like an option (``-x``) is still just text to search.
         args.query, extra = extra[0], []

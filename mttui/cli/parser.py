@@ -154,3 +154,14 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def literal_double_dash(args: argparse.Namespace) -> None:
+    """A text positional given as a literal ``--`` after ``--`` (``rename S -- --``).
+
+    argparse drops every ``--`` from a positional's value and leaves an empty list;
+    the user meant the text ``--`` itself.
+    """
+    for name, value in vars(args).items():
+        if isinstance(value, list) and not value:
+            setattr(args, name, "--")

@@ -155,6 +155,8 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
                     entry["arguments"],
                     stop=ctx.stop,
                     grace=ctx.grace,
+                    progress=ctx.tool_progress,
+                    call_id=entry["call_id"],
                 )
                 status, text = res.status, res.output
             elif entry["status"] == "denied":

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .events import Emit
 from .journal import Journal
 from .redact import Redactor
+from .tools.progress import ToolProgress
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -58,6 +59,7 @@ class GraphContext:
     compress_failures: int = 0
     steers: SteerSource | None = None  # Steers join at safe boundaries (pending_node)
     redactor: Redactor = field(default_factory=Redactor.from_env)  # secrets read once per run
+    tool_progress: ToolProgress | None = None  # (call_id, capped tail) while a tool runs
 
     @property
     def tool_model(self) -> ChatRunnable:

@@ -2,9 +2,11 @@
 
 A call whose dispatch is recorded without an outcome may have run: it is closed
 as ``interrupted`` and never re-run. Any other open call is ``cancelled``. The
-closing tool messages go into the checkpoint as if the tool node had written
-them (``update_state(as_node="tool_execution")``) and into the log as
-``tool_outcome`` + ``transcript_message``. The resume planner reuses this.
+closing tool messages go into the checkpoint first (``update_state``), and only
+then into the log as ``tool_outcome`` + ``transcript_message``: when the
+checkpoint cannot be written (a full disk), the log does not claim the call was
+closed, and a resume applies the recorded decision once instead of running a call
+the log calls cancelled.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ def close_open_calls(
         return []
     started = set(dispatched)
     closing: list[ToolMessage] = []
+    outcomes: list[tuple[dict[str, Any], str, ToolMessage]] = []
     for call in calls:
         status = "interrupted" if call["id"] in started else "cancelled"
         text = INTERRUPTED_TEXT if status == "interrupted" else CANCELLED_TEXT
@@ -69,14 +72,10 @@ def close_open_calls(
             status="error",
         )
         entry = {"call_id": call["id"], "tool_name": call["name"], "arguments": call["args"]}
-        journal.outcome(
-            emit,
-            run_id or state.values.get("run_id") or "",
-            entry,
-            status,
-            to_record(msg, status="interrupted", tool_status=status),
-        )
+        outcomes.append((entry, status, msg))
         closing.append(msg)
+    # The checkpoint first: if it cannot be written (a full disk), the log must not
+    # say "cancelled" either, or a resume would run the still-open call after all.
     graph.update_state(
         config,
         {
@@ -88,6 +87,14 @@ def close_open_calls(
         },
         as_node="observation",
     )
+    for entry, status, msg in outcomes:
+        journal.outcome(
+            emit,
+            run_id or state.values.get("run_id") or "",
+            entry,
+            status,
+            to_record(msg, status="interrupted", tool_status=status),
+        )
     return [c["id"] for c in calls]
 
 

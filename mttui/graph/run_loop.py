@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
+from mttui.session.disk import DISK_FULL_TEXT, disk_full
+
 from .events import ApprovalRequested, MessageAdded, Notice, RunEnded, RunEvent
 from .live import LiveThread
 from .messages import ToolPairingError, new_message_id
@@ -88,6 +90,8 @@ def drive(live: LiveThread, graph_input: GraphInput, run_id: str) -> Iterator[Ru
             error = f"refusing to call the model: {exc}"
         except Exception as exc:  # a bug or an I/O failure: end the run, keep the session
             error = f"run failed: {type(exc).__name__}: {exc}"
+            if disk_full(exc):
+                error = f"run failed: {DISK_FULL_TEXT}"
             if live.debug:
                 import traceback
 

@@ -2,10 +2,11 @@
 
 Checking is read-only (no catch-up first, or "missing from the index" could never
 be seen). Codes: ``corrupt_lines``, ``seq_gap``, ``unknown_record_types``,
-``no_session_start``, ``permissions``, ``not_indexed``, ``index_stale`` (the
-index disagrees with the file's readable content), ``missing_file`` (index row
-without a log), ``delete_unfinished``, ``index_corrupt``. Repair finishes deletes,
-fixes permissions and rebuilds the index from the logs.
+``no_session_start``, ``permissions``, ``not_indexed``, ``wrong_field_types``
+(fields left out of readable records), ``index_stale`` (the index disagrees with
+the file's readable content), ``missing_file`` (index row without a log),
+``delete_unfinished``, ``index_corrupt``. Repair finishes deletes, fixes
+permissions and rebuilds the index from the logs.
 
 Each session's resume verdict comes from the log-only plan (resume.md; no
 LangGraph): a session that ran turns but whose execution state is gone is
@@ -74,8 +75,14 @@ def check(
         problems += _resume_verdict(sid, records, stats, threads[phash])
         if stats.corrupt_lines:
             problems.append(
-                _problem(sid, "corrupt_lines", f"{stats.corrupt_lines} line(s) cannot be read")
-            )
+                _problem(sid, "corrupt_lines", f"{stats.corrupt_lines} line(s) cannot be read"
+                         + _where(stats, "cannot be read", "torn"))
+            )  # fmt: skip
+        if stats.bad_fields:
+            problems.append(
+                _problem(sid, "wrong_field_types", f"{stats.bad_fields} record(s) with fields of "
+                         "the wrong type (ignored)" + _where(stats, "(ignored)"))
+            )  # fmt: skip
         if stats.seq_gaps:
             problems.append(_problem(sid, "seq_gap", f"{stats.seq_gaps} gap(s) in seq"))
         if stats.unknown_types:
@@ -109,6 +116,12 @@ def check(
         else:
             problems.append(_problem(row[0], "missing_file", f"{rel} no longer exists"))
     return checked, problems, bad_modes
+
+
+def _where(stats: ReadStats, *kinds: str) -> str:
+    """``: line 7 (…); line 9 (…)`` — the first few lines of these kinds."""
+    named = [p for p in stats.problems if any(k in p for k in kinds)][:5]
+    return (": " + "; ".join(named)) if named else ""
 
 
 def _resume_verdict(

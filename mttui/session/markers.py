@@ -9,10 +9,11 @@ exact.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
+
+from .reader import parse_line
 
 CHUNK = 1 << 20
 MESSAGE = b'\n{"type":"transcript_message"'
@@ -78,13 +79,10 @@ def _count(buf: bytes, start: int, end: int) -> int:
 
 
 def _parse(line: bytes, kind: Literal["compression", "resumed"], anchor: int) -> Marker | None:
-    try:
-        rec = json.loads(line)
-    except ValueError:
+    rec = parse_line(line.strip())  # type-checked, never raises (reader)
+    if rec is None:
         return None
-    if not isinstance(rec, dict):
-        return None
-    seq = rec["seq"] if isinstance(rec.get("seq"), int) else 0
+    seq = rec["seq"]
     if kind == "resumed" and not rec.get("warnings"):
         return None  # a clean resume is not worth an item in the history
-    return Marker(kind, anchor, seq, rec)
+    return Marker(kind, anchor, seq, dict(rec))

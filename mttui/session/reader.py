@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from .record_check import checked, is_integer, without_surrogates
 from .record_types import Record
 from .records import KNOWN_TYPES
 
 _CHUNK = 1 << 20
+MAX_PROBLEMS = 20
 
 
 @dataclass
@@ -27,19 +30,45 @@ class ReadStats:
     end_offset: int = 0
     torn_tail: bool = False
     corrupt_offsets: list[int] = field(default_factory=list)
+    max_seq: int = 0  # the largest seq of a readable record
+    bad_fields: int = 0  # readable records with fields of the wrong type left out
+    line_no: int = 0  # lines seen (the number of the last one, when reading from the start)
+    problems: list[str] = field(default_factory=list)  # "line N: what" (the first few)
+
+    def note(self, text: str) -> None:
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(f"line {self.line_no}: {text}")
 
 
 def parse_line(raw: bytes) -> Record | None:
     """A record from one raw line, or ``None`` when the line is corrupt."""
+    return parse_checked(raw)[0]
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def parse_checked(raw: bytes) -> tuple[Record | None, list[str]]:
+    """A record from one raw line (``None``: corrupt), and the fields left out of it.
+
+    Never raises: nesting too deep for the parser makes the line corrupt, lone
+    surrogates become U+FFFD, fields of the wrong type are left out (record_check).
+    """
     try:
         rec = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(rec, dict):
-        return None
-    if not isinstance(rec.get("type"), str) or not isinstance(rec.get("seq"), int):
-        return None
-    return cast(Record, rec)  # the contract's shape; fields are checked where they are used
+        if not isinstance(rec, dict):
+            return None, []
+        seq = rec.get("seq")
+        if not isinstance(rec.get("type"), str) or not isinstance(seq, int):
+            return None, []
+        if not is_integer(seq) or seq < 1:
+            return None, []
+        if _SURROGATE_ESCAPE.search(raw) is not None:
+            rec = without_surrogates(rec)
+        rec, bad = checked(rec)
+    except (UnicodeDecodeError, ValueError, RecursionError, MemoryError):
+        return None, []
+    return cast(Record, rec), bad
 
 
 def iter_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:
@@ -50,38 +79,47 @@ def iter_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:
     with open(path, "rb") as fh:
         fh.seek(start)
         offset = start
-        rest = b""
+        pieces: list[bytes] = []  # of a line longer than a chunk (joined once: linear)
         while True:
             chunk = fh.read(_CHUNK)
             if not chunk:
                 break
-            buf = rest + chunk
             pos = 0
             while True:
-                nl = buf.find(b"\n", pos)
+                nl = chunk.find(b"\n", pos)
                 if nl < 0:
                     break
-                yield offset, buf[pos:nl], True
-                offset += nl + 1 - pos
+                line = chunk[pos:nl]
+                if pieces:
+                    line = b"".join([*pieces, line])
+                    pieces = []
+                yield offset, line, True
+                offset += len(line) + 1
                 pos = nl + 1
-            rest = buf[pos:]
-        if rest:
-            yield offset, rest, False
+            if pos < len(chunk):
+                pieces.append(chunk[pos:])
+        if pieces:
+            yield offset, b"".join(pieces), False
 
 
 def reversed_lines(path: Path, chunk: int = 65536) -> Iterator[bytes]:
-    """The file's lines from the last to the first."""
+    """The file's lines from the last to the first (linear, however long a line is)."""
     with open(path, "rb") as fh:
         end = fh.seek(0, os.SEEK_END)
-        rest = b""
+        pieces: list[bytes] = []  # of the line being put together, right to left
         while end > 0:
             start = max(0, end - chunk)
             fh.seek(start)
-            buf = fh.read(end - start) + rest
-            lines = buf.split(b"\n")
-            rest = lines[0] if start > 0 else b""
-            yield from reversed(lines if start == 0 else lines[1:])
+            parts = fh.read(end - start).split(b"\n")
+            if len(parts) == 1:
+                pieces.append(parts[0])
+            else:
+                yield b"".join([parts[-1], *reversed(pieces)])
+                yield from reversed(parts[1:-1])
+                pieces = [parts[0]]
             end = start
+        if pieces:
+            yield b"".join(reversed(pieces))
 
 
 def read_records(
@@ -108,19 +146,25 @@ def read_records(
                 break
             st.torn_tail = True
         st.end_offset = offset + len(raw) + (1 if complete else 0)
+        st.line_no += 1
         if not raw.strip():
             continue
-        rec = parse_line(raw) if complete else None
+        rec, bad = parse_checked(raw) if complete else (None, [])
         if rec is None:
             st.corrupt_lines += 1
             st.corrupt_offsets.append(offset)
+            st.note("torn (no end of line)" if not complete else "cannot be read")
             continue
+        if bad:
+            st.bad_fields += 1
+            st.note(f"{rec['type']}: wrong type of {', '.join(bad)} (ignored)")
         if rec["type"] not in KNOWN_TYPES:
             st.unknown_types += 1
         if seq and rec["seq"] != seq + 1:
             st.seq_gaps += 1
         seq = rec["seq"]
         st.last_seq = seq
+        st.max_seq = max(st.max_seq, seq)
         st.records += 1
         yield offset, rec
 
@@ -147,25 +191,29 @@ def first_record(path: Path) -> Record | None:
     return None
 
 
+SEQ_RUN = 16
+
+
 def last_seq(path: Path) -> int:
-    """The highest ``seq`` in the file, reading backwards from the end."""
-    size = os.path.getsize(path)
-    if size == 0:
+    """The largest ``seq`` of a readable record at the end of the file.
+
+    Read backwards until a run of :data:`SEQ_RUN` records in unbroken order (or
+    the start): a hostile last line with a lower ``seq`` does not make the writer
+    reuse numbers, and the cost stays that of the last few lines.
+    """
+    if os.path.getsize(path) == 0:
         return 0
-    with open(path, "rb") as fh:
-        end = size
-        tail = b""
-        while end > 0:
-            start = max(0, end - 65536)
-            fh.seek(start)
-            tail = fh.read(end - start) + tail
-            lines = tail.split(b"\n")
-            # lines[0] may be partial unless we reached the start of the file
-            candidates = lines if start == 0 else lines[1:]
-            for raw in reversed(candidates):
-                rec = parse_line(raw) if raw.strip() else None
-                if rec is not None:
-                    return int(rec["seq"])
-            tail = lines[0] if start > 0 else b""
-            end = start
-    return 0
+    best = 0
+    run = 0
+    after: int | None = None  # the seq of the record after this one
+    for raw in reversed_lines(path):
+        rec = parse_line(raw) if raw.strip() else None
+        if rec is None:
+            continue
+        seq = int(rec["seq"])
+        best = max(best, seq)
+        run = run + 1 if after is not None and seq == after - 1 else 1
+        after = seq
+        if run >= SEQ_RUN:
+            break
+    return best

@@ -81,17 +81,23 @@ class SessionService:
         path = self.project_dir() / session_filename(sid, utc_now())
         log = SessionLog.create(path, sid)
         writer = self._writer(log, thread_id=new_id("thread"))
-        writer.append(
-            "session_start",
-            v=1,
-            thread_id=writer.thread_id,
-            project=str(self.project),
-            project_hash=self.project_hash,
-            provider=provider,
-            model=model,
-            title=title,
-            app_version=APP_VERSION,
-        )
+        try:
+            writer.append(
+                "session_start",
+                v=1,
+                thread_id=writer.thread_id,
+                project=str(self.project),
+                project_hash=self.project_hash,
+                provider=provider,
+                model=model,
+                title=title,
+                app_version=APP_VERSION,
+            )
+        except BaseException:
+            # no session_start (a full disk): no session, rather than an empty one
+            writer.close()
+            path.unlink(missing_ok=True)
+            raise
         return writer
 
     def open_session(self, path: Path) -> SessionWriter:

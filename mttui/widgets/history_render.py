@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from ..graph.compression.prompt import snapshot_markdown
+from .clip import clipped
 from .glyphs import ascii_only, glyph
 from .history_items import Item
 from .text import full_args, literal, short_args, tokens
@@ -88,7 +89,8 @@ def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
         head = Text("You", style=pal.user)
         if item.status not in ("", "sent"):
             head.append(f"  · {item.status}", style=pal.warning)
-        return Group(head, Text(literal(item.text)))
+        shown, note = clipped(item.text)
+        return Group(head, Text(literal(shown)), *_note(note, pal))
     if kind == "assistant":
         head = Text("Assistant", style=pal.assistant)
         if item.streaming:
@@ -97,10 +99,12 @@ def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
             head.append("  ⚠ interrupted", style=pal.warning)
         elif item.status == "error":
             head.append("  ✗ error", style=pal.error)
-        body = literal(item.text)
+        shown, note = clipped(item.text)
+        body = literal(shown)
         if not body.strip():
             return Group(head, Text("…", style=pal.dim))
-        return Group(head, Markdown(body, hyperlinks=False, code_theme="monokai"))
+        markdown = Markdown(body, hyperlinks=False, code_theme="monokai")
+        return Group(head, markdown, *_note(note, pal))
     if kind == "tool":
         return tool_block(item, pal, width)
     if kind == "compression":
@@ -112,6 +116,10 @@ def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
         icon = {"error": "✗", "warning": "⚠"}.get(item.status, "·")
         return Text(f"{icon} {literal(item.text)}", style=style)
     return Text(literal(item.text), style=pal.dim)
+
+
+def _note(note: str, pal: Palette) -> list[RenderableType]:
+    return [Text(note, style=pal.warning)] if note else []
 
 
 def status_style(status: str, pal: Palette) -> Style:

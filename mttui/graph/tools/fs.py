@@ -6,8 +6,10 @@ import fnmatch
 import os
 import re
 from pathlib import Path
+from typing import BinaryIO
 
-from .paths import ToolError, confine, display
+from .paths import OUTPUT_CAP, ToolError, confine, display
+from .reading import kind_of, lines, open_regular, read_small
 
 MAX_READ_LINES = 2000
 MAX_LIST_ENTRIES = 1000
@@ -17,33 +19,60 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "ven
 
 
 def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise ToolError(f"{path.name} is a directory; use list_dir") from None
-    except OSError as exc:
-        raise ToolError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    """A whole (not too large) regular text file, for edits."""
+    data = read_small(path)
     if b"\0" in data[:8192]:
         raise ToolError(f"{path.name} looks like a binary file; not shown")
     return data.decode("utf-8", errors="replace")
 
 
 def read_file(project: Path, path: str, offset: int | None = None, limit: int | None = None) -> str:
-    """Lines ``offset`` (1-based, default 1) .. ``offset + limit - 1`` of a text file."""
+    """Lines ``offset`` (1-based, default 1) .. ``offset + limit - 1`` of a text file.
+
+    Streamed: at most about OUTPUT_CAP bytes are kept, whatever the file's size.
+    """
     target = confine(project, path, must_exist=True)
-    lines = _read_text(target).splitlines(keepends=True)
     start = max(int(offset or 1), 1) - 1
     count = int(limit) if limit else MAX_READ_LINES
     if count <= 0:
         raise ToolError("limit must be positive")
-    chunk = lines[start : start + count]
-    text = "".join(chunk)
-    rest = len(lines) - (start + len(chunk))
-    if rest > 0:
-        text += f"\n[{rest} more lines; read on with offset={start + len(chunk) + 1}]"
-    if not lines:
+    kept: list[bytes] = []
+    size = 0
+    total = 0
+    cut_at: int | None = None  # the first line not shown because the output is full
+    with open_regular(target) as fh:
+        if b"\0" in fh.peek(8192)[:8192]:  # type: ignore[attr-defined]
+            raise ToolError(f"{target.name} looks like a binary file; not shown")
+        for line, skipped in lines(fh):
+            total += 1
+            if total <= start:
+                continue
+            if len(kept) >= count or (size + len(line) > OUTPUT_CAP and kept):
+                cut_at = total if len(kept) < count else None
+                break
+            if skipped:
+                line += f"\n[line cut: {skipped} more bytes of it not shown]\n".encode()
+            kept.append(line)
+            size += len(line)
+        total += _count_lines(fh)
+    if total == 0:
         return f"({display(project, target)} is empty)"
+    text = b"".join(kept).decode("utf-8", errors="replace")
+    shown_to = start + len(kept)
+    rest = total - shown_to
+    if rest > 0:
+        why = "output limit reached; " if cut_at is not None else ""
+        text += f"\n[{rest} more lines; {why}read on with offset={shown_to + 1}]"
     return text
+
+
+def _count_lines(fh: BinaryIO) -> int:
+    """Lines from the current position to the end, counted a chunk at a time."""
+    count, last = 0, b"\n"
+    while chunk := fh.read(1 << 20):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (last != b"\n")
 
 
 def list_dir(project: Path, path: str = ".") -> str:
@@ -75,10 +104,11 @@ def search_files(
         if glob and not (fnmatch.fnmatch(file.name, glob) or fnmatch.fnmatch(rel, glob)):
             continue
         try:
-            if file.stat().st_size > MAX_SEARCH_FILE:
-                continue
-            data = file.read_bytes()
-        except OSError:
+            st = file.stat()
+            if kind_of(st.st_mode) is not None or st.st_size > MAX_SEARCH_FILE:
+                continue  # pipes and devices could block or never end
+            data = read_small(file, MAX_SEARCH_FILE)
+        except (OSError, ToolError):
             continue
         if b"\0" in data[:8192]:
             continue
@@ -108,6 +138,9 @@ def write_file(project: Path, path: str, content: str) -> str:
     target = confine(project, path)
     if target.is_dir():
         raise ToolError(f"{display(project, target)} is a directory")
+    if target.exists() and kind_of(target.stat().st_mode) is not None:
+        kind = kind_of(target.stat().st_mode)
+        raise ToolError(f"{display(project, target)} is {kind}, not a regular file; not written")
     existed = target.exists()
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(content, encoding="utf-8")

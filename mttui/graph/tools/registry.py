@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Any
 
 from . import fs
 from .paths import ToolError, cap_output
+from .progress import ToolProgress
 from .shell import run_shell
 
 RISK = {
@@ -98,6 +100,8 @@ def execute_tool(
     *,
     stop: threading.Event | None = None,
     grace: float = 2.0,
+    progress: ToolProgress | None = None,
+    call_id: str = "",
 ) -> ToolResult:
     """Run one call. Tool failures come back as an ``error`` result, never raised."""
     try:
@@ -107,7 +111,10 @@ def execute_tool(
             command = args.get("command")
             if not isinstance(command, str) or not command.strip():
                 raise ToolError("command is required")
-            res = run_shell(project, command, args.get("timeout"), stop=stop, grace=grace)
+            tick = None if progress is None else functools.partial(progress, call_id)
+            res = run_shell(
+                project, command, args.get("timeout"), stop=stop, grace=grace, progress=tick
+            )
             return ToolResult(res.status, res.output)
         table: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
             "read_file": (fs.read_file, ("path", "offset", "limit")),

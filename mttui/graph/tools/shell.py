@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
-import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..redact import without_secrets
-from .paths import cap_output
+from .capture import BoundedCapture
+from .progress import PROGRESS_INTERVAL, TAIL_BYTES
 
 DEFAULT_TIMEOUT = 120.0
 POLL = 0.05
+CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,22 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         return
 
 
+def spawn(command: str, cwd: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start ``bash -c command`` in its own process group, stdout+stderr on one pipe.
+
+    The one place the argv is built: a sandbox wraps the command here.
+    """
+    return subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=dict(env),
+        start_new_session=True,
+    )
+
+
 def run_shell(
     project: Path,
     command: str,
@@ -51,31 +70,37 @@ def run_shell(
     *,
     stop: threading.Event | None = None,
     grace: float = 2.0,
+    progress: Callable[[str], None] | None = None,
 ) -> ShellResult:
-    """Run ``command`` with ``bash -c``; output is stdout and stderr interleaved, capped."""
+    """Run ``command`` with ``bash -c``; output is stdout and stderr interleaved, capped.
+
+    The output is read as it comes into a bounded capture (head and tail kept);
+    ``progress`` gets the recent tail at most every 0.2 s and once at the end.
+    """
     limit = float(timeout) if timeout else DEFAULT_TIMEOUT
     # a command has no business seeing secrets (the model could print them)
-    env = without_secrets(os.environ)
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(
-            ["bash", "-c", command],
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
-        )
-        started = time.monotonic()
-        stop_seen: float | None = None
-        note = ""
-        killed_as = ""
+    proc = spawn(command, project, without_secrets(os.environ))
+    assert proc.stdout is not None
+    capture = BoundedCapture()
+    ticker = _Ticker(capture, progress)
+    started = time.monotonic()
+    stop_seen: float | None = None
+    note = ""
+    killed_as = ""
+    try:
+        fd = proc.stdout.fileno()
+        open_pipe = True
         while True:
-            try:
-                proc.wait(POLL)
+            if open_pipe:
+                open_pipe = _pump(fd, capture, POLL)
+            else:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(POLL)
+            ticker.maybe()
+            if proc.poll() is not None:
+                if open_pipe:  # what is already in the pipe; a lingering child keeps no hold
+                    open_pipe = _drain(fd, capture)
                 break
-            except subprocess.TimeoutExpired:
-                pass
             now = time.monotonic()
             if stop is not None and stop.is_set():
                 stop_seen = stop_seen or now
@@ -88,14 +113,70 @@ def run_shell(
                 killed_as = "error"
                 note = f"[timed out after {limit:g} s; process group killed]"
                 break
-        out.seek(0)
-        text = out.read().decode("utf-8", errors="replace")
+    finally:
+        if proc.poll() is None:
+            _kill_group(proc)
+        proc.stdout.close()
+    ticker.final()
+    text = capture.text()
     code = proc.returncode
     if killed_as:
-        return ShellResult(killed_as, cap_output(_join(text, note)), code)
+        return ShellResult(killed_as, _join(text, note), code)
     if code == 0:
-        return ShellResult("success", cap_output(text if text else "(no output)"), code)
-    return ShellResult("error", cap_output(_join(text, f"[exit code {code}]")), code)
+        return ShellResult("success", text if text else "(no output)", code)
+    return ShellResult("error", _join(text, f"[exit code {code}]"), code)
+
+
+def _pump(fd: int, capture: BoundedCapture, wait: float) -> bool:
+    """Read what arrives within ``wait`` seconds; False at end of output."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([fd], [], [], max(left, 0))
+        if not ready:
+            return True
+        data = os.read(fd, CHUNK)
+        if not data:
+            return False
+        capture.feed(data)
+        if left <= 0:
+            return True
+
+
+def _drain(fd: int, capture: BoundedCapture, quiet: float = 0.1, most: float = 1.0) -> bool:
+    """After the command exits: read until end of output, ``quiet`` s of silence or ``most`` s."""
+    deadline = time.monotonic() + most
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], quiet)
+        if not ready:
+            return True
+        data = os.read(fd, CHUNK)
+        if not data:
+            return False
+        capture.feed(data)
+    return True
+
+
+class _Ticker:
+    """Reports the recent tail to ``progress`` at most every interval, and at the end."""
+
+    def __init__(self, capture: BoundedCapture, progress: Callable[[str], None] | None) -> None:
+        self.capture, self.progress = capture, progress
+        self.last = time.monotonic()
+        self.seen = 0
+
+    def maybe(self) -> None:
+        now = time.monotonic()
+        if self.progress is None or now - self.last < PROGRESS_INTERVAL:
+            return
+        self.last = now
+        if self.capture.total != self.seen:
+            self.seen = self.capture.total
+            self.progress(self.capture.recent(TAIL_BYTES))
+
+    def final(self) -> None:
+        if self.progress is not None:
+            self.progress(self.capture.recent(TAIL_BYTES))
 
 
 def _join(text: str, note: str) -> str:

@@ -17,10 +17,14 @@ def test_git_branch_from_head(tmp_path: Path) -> None:
     assert git_branch(tmp_path / "sub") == "feature/x"
 
 
+def _repo(path: Path) -> Path:
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    return path
+
+
 async def test_the_header_shows_project_and_branch(home: Path, tmp_path: Path) -> None:
-    project = tmp_path / "shop"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
+    project = _repo(tmp_path / "shop")
     app = make_app(SessionService(home, project), open_browser=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -33,6 +33,7 @@ from .errors import ApprovalPendingError, RunnerError
 from .events import ApprovalDecided, ApprovalRequested, MessageAdded, RunEvent, RunStarted
 from .journal import Journal, scan_log
 from .live import LiveThread
+from .tools.progress import ToolProgress
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -79,6 +80,7 @@ class Runner:
         self.remembered: set[str] = set(facts.remembered)
         self.approvals = ApprovalLedger(written=set(facts.requests))
         self.steers: SteerSource | None = None  # see attach_steers
+        self.tool_progress: ToolProgress | None = None  # see attach_progress
 
     @classmethod
     def for_service(
@@ -125,6 +127,7 @@ class Runner:
         )
         self._ctx.compress_failures = failures  # the circuit breaker survives a model switch
         self._ctx.steers = self.steers
+        self._ctx.tool_progress = self.tool_progress
         self._saver = open_saver(self.checkpoints_path)
         self._graph = build_graph(self._ctx, self._saver)
 
@@ -209,6 +212,12 @@ class Runner:
         self.journal.stats.turns += 1
         head: list[tuple[str, dict[str, Any]]] = [("run_start", {"run_id": run_id}), record]
         yield from self._drive(graph_input, run_id, head, [MessageAdded(u) for u in users])
+
+    def attach_progress(self, progress: ToolProgress | None) -> None:
+        """Called with ``(call_id, tail)`` while a tool runs (live shell output)."""
+        self.tool_progress = progress
+        if self._ctx is not None:
+            self._ctx.tool_progress = progress
 
     def attach_steers(self, source: SteerSource) -> None:
         """The pending inputs whose Steers the graph takes at its safe boundaries."""

@@ -38,6 +38,15 @@ class KeysChat(ResumeChat):
         self.prompts = PromptHistory()
         self.project_line = ""  # the header's project folder and git branch
 
+    def on_mount(self) -> None:
+        self.chat.on_output = self.emit  # live tool output, posted from the tool's thread
+        self.set_interval(0.5, self._tick_tools)
+
+    def _tick_tools(self) -> None:
+        live = getattr(self, "live", None)
+        if live is not None:
+            live.tick()
+
     # -- the header's project --------------------------------------------------------------
     @work(thread=True, group="project", exit_on_error=False, name="project")
     def read_project(self) -> None:

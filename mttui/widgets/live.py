@@ -6,6 +6,7 @@ fast model does not re-render the Markdown of its answer on every token.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from textual.timer import Timer
@@ -64,7 +65,15 @@ class LiveTranscript:
             for cid, decision in event.decisions.items():
                 self._set_status(cid, "approved" if decision == "approve" else "denied")
         elif isinstance(event, ev.ToolDispatched):
+            item = self._tool(event.call_id)
+            if item is not None:
+                item.data["started"] = time.monotonic()  # the block counts the seconds
             self._set_status(event.call_id, "running")
+        elif isinstance(event, ev.ToolOutput):
+            item = self._tool(event.call_id)
+            if item is not None and item.status == "running":
+                item.data["tail"] = event.tail
+                self.view.update_item(item)
         elif isinstance(event, ev.ToolFinished):
             item = self._tool(event.call_id)
             if item is not None:
@@ -101,6 +110,12 @@ class LiveTranscript:
         self.dirty.add(item)
         if self._timer is None:
             self._timer = self.view.set_timer(FLUSH, self.flush)
+
+    def tick(self) -> None:
+        """Redraw running tool blocks (their spinner and seconds)."""
+        for item in self.view.items:
+            if item.kind == "tool" and item.status == "running" and "started" in item.data:
+                self.view.update_item(item)
 
     def flush(self) -> None:
         self._timer = None

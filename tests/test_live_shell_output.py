@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 
 def _until(cond: Callable[[], Any], bound: float, what: str) -> Any:
@@ -23,20 +20,6 @@ def _until(cond: Callable[[], Any], bound: float, what: str) -> Any:
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-@pytest.fixture
-def tmux_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
-    name = f"mttui-live-{os.getpid()}-{tmp_path.name}"
-
-    def run(*args: str) -> str:
-        return subprocess.run(["tmux", "-L", name, *args], capture_output=True, text=True,
-                              check=False).stdout
-
-    try:
-        yield run
-    finally:
-        run("kill-server")
 
 
 def test_shell_output_streams_live(tmux_server: Callable[..., str], home: Path,

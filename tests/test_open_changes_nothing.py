@@ -7,14 +7,11 @@ the queue); ``updated_at`` is the last conversation activity (a rename is not on
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from mttui.graph.runner import Runner
 from mttui.screens.approval import ApprovalPanel
@@ -155,20 +152,6 @@ def _until(cond: Callable[[], Any], bound: float, what: str) -> Any:
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-@pytest.fixture
-def tmux_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
-    name = f"mttui-open-{os.getpid()}-{tmp_path.name}"
-
-    def run(*args: str) -> str:
-        return subprocess.run(["tmux", "-L", name, *args], capture_output=True, text=True,
-                              check=False).stdout
-
-    try:
-        yield run
-    finally:
-        run("kill-server")
 
 
 def test_open_and_close_in_a_terminal_changes_nothing(

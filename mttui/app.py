@@ -236,7 +236,7 @@ class MttuiApp(App[None]):
         from mttui.screens.help import HelpScreen
         from mttui.screens.search import SearchScreen
         from mttui.widgets.history import HistoryView
-        from mttui.widgets.pending_lane import pending_keys
+        from mttui.widgets.pending_lane import PendingLane, pending_keys
         from mttui.widgets.prompt import PromptArea
 
         return [
@@ -245,6 +245,8 @@ class MttuiApp(App[None]):
             ("Chat", list(ChatScreen.BINDINGS) + list(PromptArea.BINDINGS) + pending_keys()
              + list(KeysChat.BINDINGS)),
             ("Chat history (when focused: tab)", list(HistoryView.BINDINGS)),
+            ("Pending lane (when focused: tab)", [b for b in PendingLane.BINDINGS
+                                                  if isinstance(b, Binding) and b.id]),
             ("Search panel", list(SearchScreen.BINDINGS)),
             ("Approval", list(ApprovalPanel.BINDINGS)),
             ("Dialogs", list(RenameScreen.BINDINGS) + list(ConfirmScreen.BINDINGS)),
@@ -261,10 +263,14 @@ class MttuiApp(App[None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every binding active on the screen is also a command of the palette."""
-        yield from super().get_system_commands(screen)
+        builtin = list(super().get_system_commands(screen))
+        yield from builtin
         seen: set[str] = set()
+        quit_listed = any(c.title == "Quit" for c in builtin)
         for key, active in screen.active_bindings.items():
             binding = active.binding
+            if binding.action in ("quit", "app.quit") and quit_listed:
+                continue  # the palette lists "Quit" once
             if (not binding.id or not binding.description or binding.action in seen
                     or not active.enabled):
                 continue  # widgets' own unnamed keys (cursor moves…) stay out of the list

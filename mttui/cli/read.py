@@ -167,13 +167,14 @@ def cmd_doctor(args: argparse.Namespace, service: SessionService) -> int:
         emit_json({"sessions_checked": report.sessions_checked, "problems": report.problems,
                    "repaired": report.repaired})
     else:
-        print(f"checked {report.sessions_checked} sessions: "
-              f"{len(report.problems)} problem(s)")
-        for p in report.problems:
-            print(f"  {p['session_id']}  {p['code']}: {p['message']}")
-        for r in report.repaired:
-            print(f"  repaired: {r}")
-    return 0
+        from .doctor_text import doctor_lines
+
+        for line in doctor_lines(report.sessions_checked, report.problems, report.repaired,
+                                 repair=args.repair):
+            print(line)
+    from .doctor_text import doctor_exit
+
+    return doctor_exit(report.problems, repair=args.repair)
 
 
 def cmd_resume_check(args: argparse.Namespace, service: SessionService) -> int:

@@ -130,7 +130,7 @@ def _queue_parser(p: argparse.ArgumentParser) -> None:
     qs = p.add_subparsers(dest="queue_command", metavar="ACTION", required=True)
 
     def action(name: str) -> argparse.ArgumentParser:  # common options after the action too
-        q = qs.add_parser(name)
+        q = qs.add_parser(name, help=QUEUE_ACTIONS[name], description=QUEUE_ACTIONS[name])
         _common(q, suppress=True)
         q.add_argument("session", metavar="S")
         return q
@@ -147,6 +147,16 @@ def _queue_parser(p: argparse.ArgumentParser) -> None:
     q = action("resume")
     q.add_argument("--approve", choices=["ask", "all", "none"], default="ask")
     q.add_argument("--json", action="store_true")
+
+
+QUEUE_ACTIONS = {
+    "list": "the queued and steered inputs of session S (positions as N)",
+    "add": "queue TEXT to run after the current run",
+    "edit": "replace the text of item N (its id or position)",
+    "move": "move item N (its id or position) to POSITION",
+    "remove": "remove item N (its id or position)",
+    "resume": "resume a held queue and run what it holds",
+}
 
 
 def _positive(text: str) -> int:

@@ -8,7 +8,7 @@ from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.prompt_history import PromptHistory
-from tests.support.tui import SIZE, make_app, msg, settle, write_session
+from tests.support.tui import SIZE, make_app, msg, screen_text, settle, write_session
 
 
 def _session(service: SessionService) -> str:
@@ -91,3 +91,18 @@ async def test_read_only_says_so_in_the_prompt_and_footer(service: SessionServic
                 str(chat.query_one(PromptArea).placeholder)
             assert chat.check_action("stop", ()) is None
             assert chat.check_action("compact", ()) is None
+
+
+async def test_a_new_chat_shows_a_hint_until_the_first_message(
+        service: SessionService) -> None:
+    app = make_app(service, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "approval" in text and "/read P" in text and "f1 help" in text
+        prompt = app.screen.query_one("#prompt", PromptArea)
+        prompt.focus()
+        prompt.text = "hello"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "/read P" not in screen_text(app)

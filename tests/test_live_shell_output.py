@@ -31,7 +31,7 @@ def test_shell_output_streams_live(tmux_server: Callable[..., str], home: Path,
     tmux_server("new-session", "-d", "-s", "main", "-x", "120", "-y", "36",
                 f"cd '{project}' && env {exports} '{sys.executable}' -m mttui.cli; sleep 60")
     screen = lambda: tmux_server("capture-pane", "-p", "-t", "main")  # noqa: E731
-    _until(lambda: "Send" in screen(), 30, "a new chat (the project has no sessions)")
+    _until(lambda: "Stop" in screen(), 30, "a new chat (the project has no sessions)")
     time.sleep(0.5)
     command = "!for i in 1 2 3 4 5 6 7 8; do echo tick$i; sleep 1; done; touch finished"
     tmux_server("send-keys", "-t", "main", "-l", command)

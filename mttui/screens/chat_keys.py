@@ -10,6 +10,7 @@ from textual.binding import Binding
 
 from mttui.core.project_info import git_branch
 from mttui.widgets.history import HistoryView
+from mttui.widgets.new_chat_hint import NewChatHint, hint_renderable
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.prompt_history import PromptHistory
 from mttui.widgets.text import short_path
@@ -41,6 +42,16 @@ class KeysChat(ResumeChat):
     def on_mount(self) -> None:
         self.chat.on_output = self.emit  # live tool output, posted from the tool's thread
         self.set_interval(0.5, self._tick_tools)
+        if getattr(self, "session_id", None) is None:  # a new chat: a short hint
+            s = self.chat.settings
+            hint = NewChatHint(hint_renderable(
+                short_path(self.chat.service.project), s.provider, s.model, s.approval),
+                id="new-chat-hint")
+            self.mount(hint, before=self.query_one("#prompt", PromptArea))
+
+    def drop_hint(self) -> None:
+        for hint in self.query(NewChatHint):
+            hint.remove()
 
     def _tick_tools(self) -> None:
         live = getattr(self, "live", None)
@@ -78,6 +89,7 @@ class KeysChat(ResumeChat):
     @on(PromptArea.Submitted)
     def _remember_prompt(self, event: PromptArea.Submitted) -> None:
         self.prompts.add(event.text)
+        self.drop_hint()
 
     def action_recall(self, direction: int) -> None:
         """``↑`` on the prompt's first line (``↓`` on its last) while no approval or

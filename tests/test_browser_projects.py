@@ -3,6 +3,7 @@ by cells with an ellipsis."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -42,3 +43,22 @@ async def test_all_projects_has_a_project_column(home: Path, tmp_path: Path) -> 
         await pilot.press("k")
         assert table.current_id == first
         assert isinstance(app.screen, BrowserScreen)
+
+
+def _four(service: SessionService) -> None:
+    for n in range(4):
+        write_session(service, f"S{n}", [msg("user", f"hello {n}", 1)])
+        time.sleep(0.01)  # distinct updated_at
+
+
+async def test_after_a_delete_the_cursor_is_on_the_neighbour(service: SessionService) -> None:
+    _four(service)
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        order = [s.id for s in table.sessions]
+        await pilot.press("j")  # the second row
+        await pilot.press("d", "y")
+        await settle(pilot)
+        assert table.current_id == order[2]  # the next one, not the top

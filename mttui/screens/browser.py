@@ -233,4 +233,6 @@ class BrowserScreen(Screen[None]):
             return
         done = "Renamed" if message.what == "rename" else "Deleted"
         self.notify(f"{done} session {message.session_id}", timeout=3)
+        if message.what == "delete":  # the cursor goes to the neighbour, not the top
+            self.table.fallback = self.table.neighbour_of(message.session_id)
         self.reload()

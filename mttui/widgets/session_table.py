@@ -53,10 +53,12 @@ class SessionTable(DataTable[Text]):
         self.more = False
         self._title_width = 0
         self.show_project = False  # the all-projects view: a Project column
+        self.fallback: str | None = None  # where the cursor goes if its row is gone
 
     # -- data -----------------------------------------------------------------
     def set_sessions(self, sessions: list[SessionInfo], *, reset: bool, more: bool) -> None:
         keep = self.current_id if reset else None
+        fallback, self.fallback = self.fallback, None
         self.more = False  # no paging requests while the rows change
         if reset:
             self.sessions = []
@@ -70,7 +72,17 @@ class SessionTable(DataTable[Text]):
                 self.add_row(*self._cells(info, now), key=info.id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
+        elif fallback is not None and fallback in self.rows:
+            self.move_cursor(row=self.get_row_index(fallback), animate=False)
         self.more = more
+
+    def neighbour_of(self, session_id: str) -> str | None:
+        """The session after ``session_id`` in the list (the one before, at the end)."""
+        ids = [s.id for s in self.sessions]
+        if session_id not in ids or len(ids) < 2:
+            return None
+        i = ids.index(session_id)
+        return ids[i + 1] if i + 1 < len(ids) else ids[i - 1]
 
     def _cells(self, info: SessionInfo, now: datetime) -> list[Text]:
         title = one_line(info.title or info.last_message_preview or "(untitled)",

@@ -27,6 +27,7 @@ class LiveTranscript:
         self.streams: dict[str, Item] = {}
         self.dirty: set[Item] = set()
         self._timer: Timer | None = None
+        self.error_shown = ""  # an error message of the run (not repeated as a notice)
 
     # -- helpers --------------------------------------------------------------
     def _next_seq(self) -> int:
@@ -57,6 +58,8 @@ class LiveTranscript:
         if isinstance(event, ev.TextDelta):
             self._delta(event)
         elif isinstance(event, ev.MessageAdded):
+            if event.message.get("status") == "error":
+                self.error_shown = str(event.message.get("content") or "")
             self._message(event.message)
         elif isinstance(event, ev.ApprovalRequested):
             for call in event.tool_calls:
@@ -94,8 +97,10 @@ class LiveTranscript:
             self.streams.clear()
             if event.status == "stopped":
                 self.notice("stopped", "warning")
-            elif event.status == "error":
-                self.notice(event.error or "the run failed", "error")
+            elif event.status == "error" and not (
+                    self.error_shown and (event.error or "") in self.error_shown):
+                self.notice(event.error or "the run failed", "error")  # shown once
+            self.error_shown = ""
         elif isinstance(event, ev.Notice) and event.level in ("warning", "error"):
             self.notice(event.text, event.level)
 

@@ -41,3 +41,14 @@ async def test_help_lists_lane_keys_and_compact(service: SessionService) -> None
         plain = console.export_text()
         assert "Pending lane" in plain and "pending.move_up" in plain
         assert "/compact [instructions]" in plain
+
+
+async def test_browser_status_column_fits_at_80(service: SessionService) -> None:
+    from tests.support.tui import msg, write_session
+
+    write_session(service, "Waiting", [msg("user", "hello", 1)])
+    app = make_app(service)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = screen_text(app).splitlines()[1]
+        assert "Status" in header and "Model" not in header

@@ -12,6 +12,7 @@ from textual import work
 from mttui.core.drive import drive
 from mttui.core.handle import ApprovalAnswer
 from mttui.graph import events as ev
+from mttui.widgets.history import HistoryView
 from mttui.widgets.resume_notes import ResumeNotes
 
 from .chat_compact import CompactChat
@@ -41,9 +42,13 @@ class ResumeChat(CompactChat):
         shown = [w for w in preview.warnings
                  if w.get("code") not in ("approval_pending", "queue_held")]
         if shown or preview.decided:
+            history = self.query_one(HistoryView)
+            follow = history.at_bottom or not history.items  # still the newest lines
             notes.first().show(shown, approval=preview.approval is not None,
                                decided=preview.decided)
             notes.first().add_class("-visible")
+            if follow:  # the notes take room from the history: its end stays in view
+                self.call_after_refresh(history.scroll_end, animate=False, immediate=True)
         if preview.approval is not None and self.state != "read-only":
             self._answer_first(preview.approval)
 

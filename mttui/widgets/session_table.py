@@ -21,6 +21,7 @@ from .text import one_line
 
 Clock = Callable[[], datetime]
 PROJECT_WIDTH = 14
+MIN_TITLE = 16
 
 # (key, label, width); the title column takes what is left.
 FIXED = [("updated", "Updated", 9), ("messages", "Msgs", 7), ("model", "Model", 12),
@@ -53,6 +54,7 @@ class SessionTable(DataTable[Text]):
         self.more = False
         self._title_width = 0
         self.show_project = False  # the all-projects view: a Project column
+        self._columns: list[tuple[str, str, int]] = list(FIXED)
         self.fallback: str | None = None  # where the cursor goes if its row is gone
 
     # -- data -----------------------------------------------------------------
@@ -87,23 +89,29 @@ class SessionTable(DataTable[Text]):
     def _cells(self, info: SessionInfo, now: datetime) -> list[Text]:
         title = one_line(info.title or info.last_message_preview or "(untitled)",
                          max(self._title_width, 10))
-        return [
-            Text(title, style="" if info.title else "italic", no_wrap=True),
-            Text(relative_time(info.updated_at, now), no_wrap=True),
-            Text(f"{info.message_count:,}", justify="right", no_wrap=True),
-            Text(one_line(Path(info.project).name or info.project, PROJECT_WIDTH),
-                 style="dim", no_wrap=True) if self.show_project else
-            Text(one_line(info.model or "—", 12), style="dim", no_wrap=True),
-            badges(info.status),
-        ]
+        cells = {
+            "updated": Text(relative_time(info.updated_at, now), no_wrap=True),
+            "messages": Text(f"{info.message_count:,}", justify="right", no_wrap=True),
+            "project": Text(one_line(Path(info.project).name or info.project, PROJECT_WIDTH),
+                            style="dim", no_wrap=True),
+            "model": Text(one_line(info.model or "—", 12), style="dim", no_wrap=True),
+            "status": badges(info.status),
+        }
+        return [Text(title, style="" if info.title else "italic", no_wrap=True)] + [
+            cells[key] for key, _, _ in self._columns]
 
     def _fixed(self) -> list[tuple[str, str, int]]:
         """The fixed columns; in the all-projects view the Project replaces the Model
-        (the preview shows the model)."""
-        if not self.show_project:
-            return FIXED
-        return [("project", "Project", PROJECT_WIDTH) if key == "model" else (key, label, w)
-                for key, label, w in FIXED]
+        (the preview shows the model); a narrow list (80 columns) drops the Model so
+        that the Status column fits."""
+        cols = FIXED
+        if self.show_project:
+            cols = [("project", "Project", PROJECT_WIDTH) if key == "model" else (key, label, w)
+                    for key, label, w in FIXED]
+        width = self.scrollable_content_region.width or self.size.width
+        if width and width - sum(w + 2 for _, _, w in cols) - 2 < MIN_TITLE:
+            cols = [c for c in cols if c[0] not in ("model", "project")]
+        return cols
 
     def set_scope(self, all_projects: bool) -> None:
         """The all-projects view has a Project column (its folder's name)."""
@@ -136,16 +144,17 @@ class SessionTable(DataTable[Text]):
     # -- layout ---------------------------------------------------------------
     def _layout_columns(self) -> None:
         width = self.scrollable_content_region.width or self.size.width
-        fixed = sum(w + 2 for _, _, w in self._fixed())
-        title = max(width - fixed - 2, 16)
-        if title == self._title_width and self.columns:
+        columns = self._fixed()
+        fixed = sum(w + 2 for _, _, w in columns)
+        title = max(width - fixed - 2, MIN_TITLE)
+        if title == self._title_width and self.columns and columns == self._columns:
             return
-        self._title_width = title
+        self._title_width, self._columns = title, columns
         keep, more = self.current_id, self.more
         self.more = False
         self.clear(columns=True)
         self.add_column("Title", width=title, key="title")
-        for key, label, w in self._fixed():
+        for key, label, w in columns:
             self.add_column(Text(label, justify="right") if key == "messages" else label,
                             width=w, key=key)
         now = self.clock()

@@ -106,3 +106,13 @@ async def test_a_new_chat_shows_a_hint_until_the_first_message(
         await pilot.press("enter")
         await settle(pilot)
         assert "/read P" not in screen_text(app)
+
+
+async def test_read_only_status_keeps_the_pid_at_80(service: SessionService) -> None:
+    sid = _session(service)
+    with service.open_writer(sid):
+        app = make_app(service, open_session=sid)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            status = screen_text(app).splitlines()[-2]
+            assert "read-only (open for writing in process" in status

@@ -94,6 +94,9 @@ class StatusBar(Widget):
         label, style = state_label(self.state, self.frame, self.elapsed())
         line.append("   ")
         line.append(label, style=style)
+        early = self.state == "read-only" and bool(self.note)
+        if early:  # why it is read-only (the pid) before anything that may be cut
+            line.append(f" ({self.note})", style=style)
         used = ("~" if self.estimated else "") + tokens(self.used)
         line.append(f"   tokens {used} / {tokens(self.token_limit)}", style="")
         line.append(f"   compressions {self.compressions}", style="dim" if not self.compressions
@@ -102,6 +105,6 @@ class StatusBar(Widget):
         line.append(self.approval, style="bold red" if self.approval == "yolo" else "bold")
         if self.grants:
             line.append(f" · grants {self.grants}", style="bold yellow")
-        if self.note:
+        if self.note and not early:
             line.append("   " + self.note, style="dim")
         return line

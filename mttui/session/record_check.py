@@ -38,6 +38,11 @@ def _flag(v: Value) -> Value:
     return v if v is None or isinstance(v, bool) else _DROP
 
 
+def _flag_or_text(v: Value) -> Value:
+    # run_start.continues: true, or the request id of the approval it continues
+    return v if v is None or isinstance(v, (bool, str)) else _DROP
+
+
 def _content(v: Value) -> Value:
     # text, or LangChain content blocks (strings or objects)
     if v is None or isinstance(v, str):
@@ -142,7 +147,7 @@ FIELDS: Mapping[str, Check] = {
     **{name: _text for name in _TEXT_FIELDS},
     **{name: _integer for name in _INT_FIELDS},
     **{name: _texts for name in _LIST_FIELDS},
-    "continues": _flag,
+    "continues": _flag_or_text,
     "content": _content,
     "usage": _USAGE,
     "forked_from": _obj,
@@ -163,7 +168,7 @@ def _fields(
         if check is None:
             out[key] = value
             continue
-        if value is None and check not in (_text, _integer, _flag, _content):
+        if value is None and check not in (_text, _integer, _flag, _flag_or_text, _content):
             continue  # a null list/object: as if absent
         fixed = check(value)
         if fixed is _DROP:

@@ -43,7 +43,9 @@ class ResumeChat(CompactChat):
                  if w.get("code") not in ("approval_pending", "queue_held")]
         if shown or preview.decided:
             history = self.query_one(HistoryView)
-            follow = history.at_bottom or not history.items  # still the newest lines
+            # still the newest lines (not when it was opened at a search hit)
+            follow = (history.at_bottom or not history.items) and \
+                history.highlight_seq is None and getattr(self, "around", None) is None
             notes.first().show(shown, approval=preview.approval is not None,
                                decided=preview.decided)
             notes.first().add_class("-visible")

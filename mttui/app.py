@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 Clock = Callable[[], datetime]
 
 __all__ = ["MttuiApp"]
+QUIT_AGAIN_WITHIN = 2.0  # seconds: a second ctrl+c on an empty prompt quits
 
 
 def utc_now() -> datetime:
@@ -61,6 +62,7 @@ class MttuiApp(App[None]):
     BINDINGS = [
         Binding("f1,question_mark", "help", "Help", id="help", key_display="f1"),
         Binding("ctrl+q", "quit", "Quit", id="quit_app", show=False, priority=True),
+        Binding("ctrl+c", "quit_twice", "Quit (press twice)", id="quit_twice", show=False),
     ]
 
     def __init__(self, service: SessionService, settings: Settings,
@@ -82,6 +84,8 @@ class MttuiApp(App[None]):
         self._signalled = False
         self._old_handlers: dict[int, Any] = {}
         self._event_loop: asyncio.AbstractEventLoop | None = None
+        self._ctrl_c = -QUIT_AGAIN_WITHIN  # when ctrl+c last asked to be pressed again
+        self.last_session: str | None = None  # the chat open at quit (printed on exit)
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
         if self.keymap:
             self.set_keymap(self.keymap)
@@ -207,8 +211,18 @@ class MttuiApp(App[None]):
 
         for screen in reversed(self.screen_stack):
             if isinstance(screen, ChatScreen):
+                self.last_session = self.last_session or screen.chat.session_id
                 await screen.shutdown()
         self.exit()
+
+    async def action_quit_twice(self) -> None:
+        """``ctrl+c`` with nothing to clear: asks to press it again, then quits."""
+        now = time.monotonic()
+        if now - self._ctrl_c < QUIT_AGAIN_WITHIN:
+            await self.action_quit()
+            return
+        self._ctrl_c = now
+        self.notify("Press ctrl+c again to quit", timeout=QUIT_AGAIN_WITHIN)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         report_worker_error(self, event)
@@ -217,18 +231,22 @@ class MttuiApp(App[None]):
     def help_sections(self) -> list[tuple[str, list[BindingType]]]:
         from mttui.screens.approval import ApprovalPanel
         from mttui.screens.chat import ChatScreen
+        from mttui.screens.chat_keys import KeysChat
         from mttui.screens.dialogs import ConfirmScreen, RenameScreen
         from mttui.screens.help import HelpScreen
         from mttui.screens.search import SearchScreen
         from mttui.widgets.history import HistoryView
-        from mttui.widgets.pending_lane import pending_keys
+        from mttui.widgets.pending_lane import PendingLane, pending_keys
         from mttui.widgets.prompt import PromptArea
 
         return [
             ("Everywhere", list(self.BINDINGS)),
             ("Session browser", list(BrowserScreen.BINDINGS)),
-            ("Chat", list(ChatScreen.BINDINGS) + list(PromptArea.BINDINGS) + pending_keys()),
+            ("Chat", list(ChatScreen.BINDINGS) + list(PromptArea.BINDINGS) + pending_keys()
+             + list(KeysChat.BINDINGS)),
             ("Chat history (when focused: tab)", list(HistoryView.BINDINGS)),
+            ("Pending lane (when focused: tab)", [b for b in PendingLane.BINDINGS
+                                                  if isinstance(b, Binding) and b.id]),
             ("Search panel", list(SearchScreen.BINDINGS)),
             ("Approval", list(ApprovalPanel.BINDINGS)),
             ("Dialogs", list(RenameScreen.BINDINGS) + list(ConfirmScreen.BINDINGS)),
@@ -245,10 +263,14 @@ class MttuiApp(App[None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every binding active on the screen is also a command of the palette."""
-        yield from super().get_system_commands(screen)
+        builtin = list(super().get_system_commands(screen))
+        yield from builtin
         seen: set[str] = set()
+        quit_listed = any(c.title == "Quit" for c in builtin)
         for key, active in screen.active_bindings.items():
             binding = active.binding
+            if binding.action in ("quit", "app.quit") and quit_listed:
+                continue  # the palette lists "Quit" once
             if (not binding.id or not binding.description or binding.action in seen
                     or not active.enabled):
                 continue  # widgets' own unnamed keys (cursor moves…) stay out of the list

@@ -147,3 +147,20 @@ def snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         test_location=PyTestLocation(request.node),
         session=request.session.config._syrupy,  # type: ignore[attr-defined]
     )
+
+
+@pytest.fixture
+def tmux_server(tmp_path: Path) -> Iterator[Any]:
+    """A private tmux server: call it with tmux's arguments (returns its stdout)."""
+    import subprocess
+
+    name = f"mttui-{os.getpid()}-{tmp_path.name}"
+
+    def run(*args: str) -> str:
+        return subprocess.run(["tmux", "-L", name, *args], capture_output=True, text=True,
+                              check=False).stdout
+
+    try:
+        yield run
+    finally:
+        run("kill-server")

@@ -32,7 +32,7 @@ def test_trigger_syntax() -> None:
         ("search_files", {"pattern": "TODO"}),
     ]
     assert parse_triggers("/write notes.md # Title\nbody") == [
-        ("write_file", {"path": "notes.md", "content": "# Title\nbody"})
+        ("write_file", {"path": "notes.md", "content": "# Title\nbody\n"})  # ends a line
     ]
     assert parse_triggers("/edit a.py x = 1 => x = 2") == [
         ("edit_file", {"path": "a.py", "old": "x = 1", "new": "x = 2"})

@@ -61,7 +61,7 @@ def test_hand_written_log_is_listed_paged_searched_exported_and_deleted(
     assert info.title == "Wie schnell ist 快速排序 in Python?"
     assert info.message_count == 4
     assert info.created_at == "2026-03-01T10:15:01.000Z"
-    assert info.updated_at == "2026-03-01T10:15:10.000Z"
+    assert info.updated_at == "2026-03-01T10:15:09.000Z"  # activity: not the session_end
     assert (info.provider, info.model, info.thread_id) == ("openai", "gpt", "thread-a")
     assert info.last_message_preview == "Quicksort is fast"
     page = svc.history(info.id, limit=2)
@@ -102,8 +102,8 @@ def test_status_badges_title_thread_and_counts(svc: SessionService) -> None:
                  message={"id": "u3", "role": "user", "content": "a"})
         w.append("pending_remove", item_id="q2")
         w.append("compression", summary="s", removed_count=1, kept_count=1)
-        w.append("session_update", thread_id="thread-2")
-        last = w.append("session_end", stats={})
+        last = w.append("session_update", thread_id="thread-2")  # a clear is activity
+        w.append("session_end", stats={})  # closing is not
         sid = w.session_id
     info = svc.get(sid)
     assert info.title == "Fix it"  # derived: first user message with text

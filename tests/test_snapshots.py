@@ -152,7 +152,8 @@ def test_search_panel(snap_compare, service: SessionService, frozen: FrozenClock
 
 def test_resume_warnings_inline(snap_compare, service: SessionService,
                                 frozen: FrozenClock) -> None:
-    """Opening a session whose tool was running when the process died."""
+    """Opening a session whose tool was running when the process died: the warnings
+    above the prompt (applied, and shown inline, when the user acts)."""
     ids = sample_project(service, frozen)
 
     async def run_before(pilot: Any) -> None:

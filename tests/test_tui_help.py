@@ -31,7 +31,7 @@ def test_every_binding_has_an_id_and_a_description(service: SessionService) -> N
 async def test_help_lists_bindings_by_screen_and_offline_triggers(
         service: SessionService) -> None:
     app = make_app(service)
-    async with app.run_test(size=(110, 90)) as pilot:  # (the approval keys grew)
+    async with app.run_test(size=(110, 130)) as pilot:  # (the approval and lane keys grew)
         await settle(pilot)
         await pilot.press("f1")
         await pilot.pause()

@@ -89,9 +89,9 @@ async def test_held_after_restart_then_resume_queue(service: SessionService) -> 
         assert lane.held and "Resume queue" in screen_text(app)
         await pilot.pause()
         assert session_records(service, sid, "run_start") == []  # opening never drains
-        # up on the empty prompt edits the last queued item
+        # alt+up on the empty prompt edits the last queued item
         chat.query_one("#prompt", PromptArea).focus()
-        await pilot.press("up")
+        await pilot.press("alt+up")
         await wait_for(pilot, lambda: isinstance(app.screen, EditQueuedScreen))
         edit = app.screen.query_one(PromptArea)
         edit.text = "Shorter, five lines."

@@ -24,7 +24,7 @@ def report_error(exc: BaseException) -> int:
     """One line on stderr and the exit code of cli.md (traceback with MTTUI_DEBUG=1)."""
     from mttui.config import debug_enabled
     from mttui.session.disk import DISK_FULL_TEXT, disk_full
-    from mttui.session.errors import SessionLocked, SessionNotFound
+    from mttui.session.errors import RefTooShort, SessionLocked, SessionNotFound
 
     if debug_enabled():
         import traceback
@@ -36,6 +36,8 @@ def report_error(exc: BaseException) -> int:
     print(f"mttui: {message.splitlines()[0]}", file=sys.stderr)
     if isinstance(exc, SessionLocked):
         return Exit.LOCKED
+    if isinstance(exc, RefTooShort):
+        return Exit.USAGE
     if isinstance(exc, SessionNotFound):
         return Exit.NOT_FOUND
     return Exit.FAILED

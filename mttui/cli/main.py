@@ -107,7 +107,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     project = Path(args.project or os.getcwd())
     if not project.is_dir():
-        print(f"mttui: project directory not found: {project}", file=sys.stderr)
+        what = "not a directory" if project.exists() else "project directory not found"
+        print(f"mttui: {what}: {project}", file=sys.stderr)
         return Exit.USAGE
     if args.command == "demo":
         from .tui import run_demo

@@ -54,9 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mttui {__version__}")
     _common(parser, suppress=False)
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--continue", dest="continue_", action="store_true",
+    group.add_argument("-c", "--continue", dest="continue_", action="store_true",
                        help="open the most recent session of the project")
-    group.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
+    group.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="SESSION",
                        help="open SESSION (without one: the session browser)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -65,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
         _common(p, suppress=True)
         return p
 
-    cmd("demo", "fill a separate demo home with sample sessions and open the TUI")
+    p = cmd("demo", "fill a separate demo home with sample sessions and open the TUI")
+    p.add_argument("--reset", action="store_true",
+                   help="start the demo over (its sessions and sample project as new)")
 
     p = cmd("exec", "run one user turn headlessly")
     p.add_argument("prompt", nargs="?", default=None)
@@ -185,7 +187,7 @@ def _queue_parser(p: argparse.ArgumentParser) -> None:
     qs = p.add_subparsers(dest="queue_command", metavar="ACTION", required=True)
 
     def action(name: str) -> argparse.ArgumentParser:  # common options after the action too
-        q = qs.add_parser(name)
+        q = qs.add_parser(name, help=QUEUE_ACTIONS[name], description=QUEUE_ACTIONS[name])
         _common(q, suppress=True)
         q.add_argument("session", metavar="S")
         return q
@@ -202,6 +204,16 @@ def _queue_parser(p: argparse.ArgumentParser) -> None:
     q = action("resume")
     q.add_argument("--approve", choices=["ask", "all", "none"], default="ask")
     q.add_argument("--json", action="store_true")
+
+
+QUEUE_ACTIONS = {
+    "list": "the queued and steered inputs of session S (positions as N)",
+    "add": "queue TEXT to run after the current run",
+    "edit": "replace the text of item N (its id or position)",
+    "move": "move item N (its id or position) to POSITION",
+    "remove": "remove item N (its id or position)",
+    "resume": "resume a held queue and run what it holds",
+}
 
 
 def _positive(text: str) -> int:

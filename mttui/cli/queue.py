@@ -60,6 +60,8 @@ def _change(args: argparse.Namespace, service: SessionService) -> int:
     with service.open_session(info.path) as writer:  # SessionLocked -> exit 4
         pending = PendingInputs(writer)
         action = args.queue_command
+        if action != "add":  # the position `queue list` shows works as well as the id
+            args.id = item_ref(pending.lane.order, args.id)
         if action == "add":
             item = pending.add(args.text)
             print(f"queued {item.id} at position {pending.lane.position(item.id)}")
@@ -73,6 +75,13 @@ def _change(args: argparse.Namespace, service: SessionService) -> int:
             item = pending.remove(args.id)
             print(f"removed {item.id}")
     return Exit.OK
+
+
+def item_ref(order: list[str], ref: str) -> str:
+    """A queue item's id from ``ref``: its id, or its position (1 = the head)."""
+    if ref.isdigit() and ref not in order and 1 <= int(ref) <= len(order):
+        return order[int(ref) - 1]
+    return ref
 
 
 def _resume(args: argparse.Namespace, service: SessionService, sigs: StopSignals) -> int:

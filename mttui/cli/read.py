@@ -19,6 +19,8 @@ from mttui.session.times import relative_time
 from .errors import Exit
 from .output import clip, emit_json, table, visible
 
+DEFAULT_LIMIT = 50  # the parser's default --limit
+
 
 def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
     page = service.list_sessions(
@@ -30,8 +32,8 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
         )
         return 0
     if not page.sessions:
-        print("no sessions yet in this project" + ("" if args.all_projects else
-              " (try --all-projects)"))
+        print("no sessions yet" if args.all_projects else
+              "no sessions yet in this project (try --all-projects)")
         return 0
     rows = []
     now = datetime.now(UTC)
@@ -49,7 +51,9 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
                      s.model or "-", badges, clip(s.title or "(untitled)", 60)])
     print(visible(table(["ID", "UPDATED", "MSGS", "MODEL", "STATUS", "TITLE"], rows)))
     if page.next_cursor:
-        print(f"\nmore: mttui sessions --cursor {page.next_cursor}")
+        keep = (" --all-projects" if args.all_projects else "") + \
+            (f" --limit {args.limit}" if args.limit != DEFAULT_LIMIT else "")
+        print(f"\nmore: mttui sessions{keep} --cursor {page.next_cursor}")
     return 0
 
 
@@ -164,13 +168,14 @@ def cmd_doctor(args: argparse.Namespace, service: SessionService) -> int:
         emit_json({"sessions_checked": report.sessions_checked, "problems": report.problems,
                    "repaired": report.repaired})
     else:
-        print(f"checked {report.sessions_checked} sessions: "
-              f"{len(report.problems)} problem(s)")
-        for p in report.problems:
-            print(f"  {p['session_id']}  {p['code']}: {p['message']}")
-        for r in report.repaired:
-            print(f"  repaired: {r}")
-    return 0
+        from .doctor_text import doctor_lines
+
+        for line in doctor_lines(report.sessions_checked, report.problems, report.repaired,
+                                 repair=args.repair):
+            print(line)
+    from .doctor_text import doctor_exit
+
+    return doctor_exit(report.problems, repair=args.repair)
 
 
 def cmd_resume_check(args: argparse.Namespace, service: SessionService) -> int:

@@ -24,7 +24,15 @@ def run_tui(args: argparse.Namespace, service: SessionService) -> int:
     if args.continue_ or args.resume:
         ref = "last" if args.continue_ else args.resume
         open_session = service.resolve(ref).id
+    elif args.resume is None and not has_sessions(service):
+        return _run_app(service, settings, open_browser=False)  # a new chat, at once
     return _run_app(service, settings, open_session=open_session)
+
+
+def has_sessions(service: SessionService) -> bool:
+    """Whether the project has a session log (a look at its folder: no index needed)."""
+    folder = service.layout.project_dir(service.project_hash)
+    return folder.is_dir() and any(folder.glob("*.jsonl"))
 
 
 def demo_home() -> Path:
@@ -40,20 +48,34 @@ def run_demo(args: argparse.Namespace) -> int:
 
     home = demo_home()
     project = home / "project"
+    if getattr(args, "reset", False):
+        reset_demo(home)
     print(f"mttui demo: sample sessions in {home}", file=sys.stderr)
     build_demo(home, project)
     service = SessionService(home, project)
     return _run_app(service, settings_from(args, provider="offline", model="offline"))
 
 
+def reset_demo(home: Path) -> None:
+    """Remove the demo's home (only a folder the demo made: it holds its marker)."""
+    import shutil
+
+    from mttui.demo import MARKER
+
+    if (home / MARKER).exists():
+        shutil.rmtree(home)
+
+
 def _run_app(service: SessionService, settings: Settings, *,
-             open_session: str | None = None) -> int:
+             open_session: str | None = None, open_browser: bool = True) -> int:
     from mttui.app import MttuiApp
 
     if not sys.stdout.isatty():
         print("mttui: the app needs a terminal (try `mttui sessions` or `mttui exec`)",
               file=sys.stderr)
         return Exit.FAILED
-    app = MttuiApp(service, settings, open_session=open_session)
+    app = MttuiApp(service, settings, open_session=open_session, open_browser=open_browser)
     app.run()
+    if app.last_session:
+        print(f"To come back to this session: mttui --resume {app.last_session}")
     return int(app.return_code or 0)

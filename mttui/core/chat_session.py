@@ -8,16 +8,18 @@ resume applied, only when something will be written. No Textual here.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mttui.graph.events import ApprovalRequested
+from mttui.graph.events import ApprovalRequested, ToolOutput
 from mttui.session.lock import SessionLocked, holder_pid
 from mttui.session.models import SessionInfo
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
 
 from .handle import Resumed, RunnerFactory, SessionHandle, langgraph_runner
+from .resume_preview import ResumePreview
 
 if TYPE_CHECKING:
     from mttui.config import Settings
@@ -35,6 +37,7 @@ class ChatSession:
         self.info: SessionInfo | None = None
         self.handle: SessionHandle | None = None
         self.read_only: str | None = None  # why the session cannot be written
+        self.on_output: Callable[[ToolOutput], None] | None = None  # live tool output
 
     @property
     def session_id(self) -> str | None:
@@ -75,6 +78,7 @@ class ChatSession:
             try:
                 self.handle = SessionHandle.open(self.service, self.settings, self.info.id,
                                                  self.factory)
+                self._watch_output(self.handle)
             except SessionLocked as exc:
                 self.read_only = str(exc) or "open for writing in another process"
                 return None
@@ -84,12 +88,27 @@ class ChatSession:
         """A new session in the service's project, titled from the first message."""
         self.handle = SessionHandle.create(self.service, self.settings, first_text,
                                            self.factory)
+        self._watch_output(self.handle)
         self.info = self.service.get(self.handle.session_id)
         return self.handle
+
+    def _watch_output(self, handle: SessionHandle) -> None:
+        """Running tools report their output's tail to :attr:`on_output` (any thread)."""
+        out = self.on_output
+        if out is not None:
+            handle.runner.attach_progress(lambda call_id, tail: out(ToolOutput(call_id, tail)))
 
     def resume(self) -> Resumed:
         assert self.handle is not None
         return self.handle.resume()
+
+    def preview(self) -> ResumePreview:
+        """What the resume will do, read-only (nothing written): shown when the session
+        opens; the resume itself is applied when the user first acts."""
+        from .resume_preview import preview_resume
+
+        assert self.info is not None
+        return preview_resume(self.service, self.info.id)
 
     def grants(self) -> list[str]:
         """The session's grants (tools approved for the session, not revoked), also of a

@@ -93,7 +93,15 @@ class SessionHandle:
     @classmethod
     def create(cls, service: SessionService, settings: Settings, first_text: str,
                factory: RunnerFactory = langgraph_runner) -> SessionHandle:
-        """A new session in the service's project, titled from its first message."""
+        """A new session in the service's project, titled from its first message.
+        Raises ``RunnerError`` first (nothing created) when the settings cannot run."""
+        if factory is langgraph_runner:
+            from mttui.graph.errors import RunnerError
+            from mttui.graph.models.check import config_problem
+
+            problem = config_problem(settings)
+            if problem is not None:
+                raise RunnerError(problem)
         writer = service.create_session(provider=settings.provider, model=settings.model,
                                         title=title_from_text(first_text) or None)
         return cls(service, settings, writer, factory, fresh=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from mttui.session.writer import SessionWriter
 
+from .errors import RunnerError
 from .events import ApprovalRequested, RunEnded
 
 
@@ -38,3 +39,31 @@ class ApprovalLedger:
     def forget(self) -> None:
         """The checkpoint changed: read the pending approval from it again."""
         self.known = False
+
+
+DECISIONS = ("approve", "deny")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An answer to a pending request, checked and completed (``approval_decision``)."""
+
+    decisions: dict[str, str]  # every call of the request: approve | deny
+    remember: list[str]  # tools of the request granted for the session
+    fields: dict[str, Any]  # the record's fields
+
+
+def decide(pending: ApprovalRequested, decisions: dict[str, str], reason: str | None,
+           remember: list[str] | None) -> Decision:
+    """Check ``decisions`` against the request; an unanswered call is denied."""
+    known = {c["call_id"]: c["tool_name"] for c in pending.tool_calls}
+    if set(decisions) - set(known) or set(decisions.values()) - set(DECISIONS):
+        raise RunnerError("decisions must map the request's call ids to approve or deny")
+    full = {cid: decisions.get(cid, "deny") for cid in known}
+    kept = sorted({t for t in remember or [] if t in known.values()})
+    fields: dict[str, Any] = {"request_id": pending.request_id, "decisions": full}
+    if reason:
+        fields["reason"] = reason
+    if kept:
+        fields["remember"] = kept
+    return Decision(full, kept, fields)

@@ -103,6 +103,14 @@ class PendingChanged:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class ToolOutput:
+    """The live tail of a running tool's output (capped; at most every 0.2 s)."""
+
+    call_id: str
+    tail: str
+
+
 RunEvent = (
     RunStarted
     | TextDelta
@@ -116,6 +124,7 @@ RunEvent = (
     | RunEnded
     | Notice
     | PendingChanged
+    | ToolOutput
 )
 
 # where a node or the journal hands its events (LangGraph's stream writer, a list's append)

@@ -16,7 +16,7 @@ from mttui.config import Settings
 from mttui.session.records import new_id
 from mttui.session.writer import SessionWriter
 
-from .approvals import ApprovalLedger
+from .approvals import ApprovalLedger, decide
 from .context import GraphContext, SteerSource, make_context
 from .errors import ApprovalPendingError, RunnerError
 from .events import ApprovalDecided, ApprovalRequested, MessageAdded, Notice, RunEvent, RunStarted
@@ -24,6 +24,7 @@ from .file_checkpoint import file_checkpoints
 from .instructions import Announcer
 from .journal import Journal, LogFacts, scan_log
 from .live import LiveThread
+from .tools.progress import ToolProgress
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["ApprovalPendingError", "ModelFactory", "Runner", "RunnerError"]
 
 ModelFactory = Callable[[Settings], "BaseChatModel"]
-DECISIONS = ("approve", "deny")
 
 
 class Runner:
@@ -76,6 +76,7 @@ class Runner:
                                                         self.checkpoints_path)
         self._announcer = Announcer(self.project)  # the AGENTS.md files last announced
         self._mcp: McpManager | None = None  # the MCP servers, started by prepare()
+        self.tool_progress: ToolProgress | None = None  # see attach_progress
 
     @classmethod
     def for_service(
@@ -128,6 +129,7 @@ class Runner:
         )
         self._ctx.compress_failures = failures  # the circuit breaker survives a model switch
         self._ctx.steers = self.steers
+        self._ctx.tool_progress = self.tool_progress
         self._saver = open_saver(self.checkpoints_path)
         self._graph = build_graph(self._ctx, self._saver)
 
@@ -222,6 +224,12 @@ class Runner:
         head: list[tuple[str, dict[str, Any]]] = [("run_start", {"run_id": run_id}), record]
         yield from self._drive(graph_input, run_id, head, [MessageAdded(u) for u in users])
 
+    def attach_progress(self, progress: ToolProgress | None) -> None:
+        """Called with ``(call_id, tail)`` while a tool runs (live shell output)."""
+        self.tool_progress = progress
+        if self._ctx is not None:
+            self._ctx.tool_progress = progress
+
     def attach_steers(self, source: SteerSource) -> None:
         """The pending inputs whose Steers the graph takes at its safe boundaries."""
         self.steers = source
@@ -246,21 +254,12 @@ class Runner:
         pending = self.pending_approval()
         if pending is None or pending.request_id != request_id:
             raise RunnerError(f"no pending approval {request_id}")
-        known = {c["call_id"]: c["tool_name"] for c in pending.tool_calls}
-        if set(decisions) - set(known) or set(decisions.values()) - set(DECISIONS):
-            raise RunnerError("decisions must map the request's call ids to approve or deny")
-        full = {cid: decisions.get(cid, "deny") for cid in known}  # unanswered = denied
-        remember = sorted({t for t in remember or [] if t in known.values()})
-        fields: dict[str, Any] = {"request_id": request_id, "decisions": full}
-        if reason:
-            fields["reason"] = reason
-        if remember:
-            fields["remember"] = remember
+        chosen = decide(pending, decisions, reason, remember)
         if not recorded:
-            self.writer.append("approval_decision", **fields)
-        self.remembered.update(remember)
-        decided = ApprovalDecided(request_id, full, reason, remember)
-        answer = {"request_id": request_id, "decisions": full, "reason": reason}
+            self.writer.append("approval_decision", **chosen.fields)
+        self.remembered.update(chosen.remember)
+        decided = ApprovalDecided(request_id, chosen.decisions, reason, chosen.remember)
+        answer = {"request_id": request_id, "decisions": chosen.decisions, "reason": reason}
         resume: Command[str] = Command(resume=answer)
         run_id = pending.run_id or new_id("run")
         head: list[tuple[str, dict[str, Any]]] = [

@@ -119,6 +119,8 @@ class BrowserScreen(Screen[None]):
             return  # a newer reload is on its way
         self.next_cursor = message.page.next_cursor
         table = self.table
+        table.set_scope(message.all_projects)
+        self.query_one(PreviewPane).show_project = message.all_projects
         table.set_sessions(message.page.sessions, reset=message.reset,
                            more=message.page.next_cursor is not None)
         self._bar()
@@ -233,4 +235,6 @@ class BrowserScreen(Screen[None]):
             return
         done = "Renamed" if message.what == "rename" else "Deleted"
         self.notify(f"{done} session {message.session_id}", timeout=3)
+        if message.what == "delete":  # the cursor goes to the neighbour, not the top
+            self.table.fallback = self.table.neighbour_of(message.session_id)
         self.reload()

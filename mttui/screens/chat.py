@@ -32,6 +32,7 @@ from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.pending_lane import PendingLane
 from mttui.widgets.prompt import PromptArea
+from mttui.widgets.resume_notes import ResumeNotes
 from mttui.widgets.session_table import Clock
 from mttui.widgets.status import StatusBar
 from mttui.widgets.text import literal
@@ -58,7 +59,7 @@ from .chat_slash import SlashChat
 from .search import SearchScreen
 
 
-class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lane: chat_pending
+class ChatScreen(SlashChat):  # slash → keys → resume → compact → approval → pending
     DEFAULT_CSS = """
     ChatScreen #chat-bar { height: 1; background: $panel; padding: 0 1; }
     ChatScreen HistoryView { height: 1fr; }
@@ -97,6 +98,7 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
         yield Static(id="instructions-line")  # the AGENTS.md files loaded (chat_slash.py)
         yield HistoryView(self._page, id="history")
         yield PendingLane(id="pending-lane")
+        yield ResumeNotes(id="resume-notes")
         yield CompletionList(id="completion")  # / commands and @ files (chat_slash.py)
         yield PromptArea(placeholder="Message  (enter sends · ctrl+j newline · f1 help)",
                          id="prompt")
@@ -122,6 +124,7 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
     def on_mount(self) -> None:
         self.live = LiveTranscript(self.history)
         self.deltas = DeltaBuffer(lambda: self.post_message(StreamWake()))
+        self.read_project()
         self._bar()
         self.watch_state(self.state)
         if self.session_id is None:
@@ -137,6 +140,8 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
         elif info is not None:
             bar.append("  " + literal(info.title or "(untitled)"), style="bold")
             bar.append(f"  ·  {info.id}", style="dim")
+        if self.project_line:
+            bar.append(f"  ·  {self.project_line}", style="dim")
         if extra:
             bar.append("  ·  " + extra, style="yellow")
         self.query_one("#chat-bar", Static).update(bar)
@@ -204,20 +209,14 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
         self.post_message(Opened(self.service.markers(info.id), self.service.last_usage(info.id)))
         self.post_grants()
         self.pending_opened()
+        self.load_prompts()
         if not self.chat.writable():
             self.post_message(ReadOnly(self.chat.read_only or ""))
             return
-        if info.status.awaiting_approval or info.status.interrupted_tools:
-            # Something to repair or to ask: resume now. Otherwise reading writes
-            # nothing, and the resume is applied right before the first send.
-            if self.chat.open_for_writing() is None:
-                self.post_message(ReadOnly(self.chat.read_only or ""))
-                return
-            pending = self.resume_now()
-            if pending is not None:
-                self.post_message(AskAgain(pending))
-                return
+        # Reading writes nothing: what the resume will do is shown (an approval it
+        # waits for is asked), and it is applied when the user first acts.
         self.post_message(StateChanged("idle"))
+        self.preview_resume()
 
     def resume_now(self) -> ev.ApprovalRequested | None:
         """Apply the resume (worker thread); its warnings show where it happened."""
@@ -259,6 +258,8 @@ class ChatScreen(SlashChat):  # slash: chat_slash; approvals: chat_approval; lan
         event.prompt.clear()
         if self.history.has_newer:
             self.history.load_newest()
+        else:  # follow the conversation, also when it was scrolled up
+            self.history.scroll_end(animate=False, immediate=True)
         self.state = "starting"
         self.send_text(text)
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from mttui.core.permissions import RuleEntry
+from mttui.core.resume_preview import ResumePreview
 from mttui.graph.events import ApprovalRequested
 from mttui.session.markers import Marker
 
@@ -112,3 +113,24 @@ class GrantsChanged(Message):
     grants: list[str]
     show: bool = False  # open the /permissions list with them
     rules: list[RuleEntry] = field(default_factory=list)  # the project's permission rules
+
+
+@dataclass
+class ResumePreviewed(Message):
+    """What the resume will do, read when the session opened (nothing written yet)."""
+
+    preview: ResumePreview
+
+
+@dataclass
+class PromptsLoaded(Message):
+    """The user's earlier prompts of the session (oldest first), for ``↑``."""
+
+    texts: list[str]
+
+
+@dataclass
+class ProjectRead(Message):
+    """The header's project: folder and git branch."""
+
+    text: str

@@ -42,7 +42,7 @@ class PendingChat(Screen[None]):
         Binding("ctrl+s", "steer", "Steer", id="steer"),
         Binding("ctrl+r", "resume_queue", "Resume / pause queue", id="resume_queue",
                 show=False),
-        Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
+        Binding("alt+up", "edit_last", "Edit the last queued item (empty prompt)",
                 id="edit_last_queued", show=False, priority=True),
     ]
     state: reactive[str] = reactive("idle", init=False)

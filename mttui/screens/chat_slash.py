@@ -36,7 +36,7 @@ from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.status import StatusBar
 
-from .chat_compact import CompactChat
+from .chat_keys import KeysChat
 from .chat_messages import Note, Opened
 from .chat_rewind import time_travel_command
 from .mcp import open_mcp_screen
@@ -82,7 +82,7 @@ class InstructionsLine(Message):
     text: str
 
 
-class SlashChat(CompactChat):
+class SlashChat(KeysChat):
     """The slash-command side of the chat screen, and the ``/`` and ``@`` lists."""
 
     DEFAULT_CSS = """

@@ -94,6 +94,9 @@ class HelpScreen(ModalScreen[None]):
         parts.append(Text("Prompt", style="bold underline"))
         parts.append(Text("enter sends · ctrl+j (or shift+enter where the terminal reports it) "
                           "inserts a newline · ctrl+p opens the command palette"))
+        parts.append(Text("/compact [instructions]  compress the history now (the "
+                          "instructions say what the summary keeps) · /permissions  the "
+                          "session's grants, revocable"))
         if self.offline:
             parts += [Text(""), Text("Offline model", style="bold underline"),
                       Text(self.offline)]

@@ -23,6 +23,12 @@ from mttui.widgets.text import literal, one_line
 from mttui.widgets.workers import report_worker_error
 
 SCOPE_LABEL = {"session": "this session", "project": "this project", "all": "everything"}
+def title_hit(hit: SearchHit) -> bool:
+    """A hit of the session's title (its snippet is the title), not of a message."""
+    title = " ".join((hit.session_title or "").split())
+    return bool(title) and " ".join(snippet_text(hit.snippet).plain.split()) == title
+
+
 ROLE_LABEL = {"user": "You", "assistant": "Assistant", "tool": "Tool", "system": "System"}
 DEBOUNCE = 0.2
 LIMIT = 50
@@ -158,10 +164,13 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     def _hit_text(self, hit: SearchHit) -> Text:
         head = Text(no_wrap=True, overflow="ellipsis")
         head.append(one_line(hit.session_title or "(untitled)", 60), style="bold")
-        head.append(f"  ·  {ROLE_LABEL.get(hit.role, hit.role)}", style="cyan")
-        if hit.created_at:
-            head.append(f"  ·  {relative_time(hit.created_at, self.clock())}", style="dim")
-        head.append(f"  ·  #{hit.seq}", style="dim")
+        if title_hit(hit):  # the title matched, not a message
+            head.append("  ·  title", style="cyan")
+        else:
+            head.append(f"  ·  {ROLE_LABEL.get(hit.role, hit.role)}", style="cyan")
+            if hit.created_at:
+                head.append(f"  ·  {relative_time(hit.created_at, self.clock())}", style="dim")
+            head.append(f"  ·  #{hit.seq}", style="dim")
         body = Text("  ")
         body.append_text(snippet_text(hit.snippet))
         return Text("\n").join([head, body])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .lock import SessionLocked
 
-__all__ = ["MttuiError", "SessionLocked", "SessionNotFound", "SessionEmpty"]
+__all__ = ["MttuiError", "SessionLocked", "SessionNotFound", "SessionEmpty", "RefTooShort"]
 
 
 class MttuiError(Exception):
@@ -13,6 +13,10 @@ class MttuiError(Exception):
 
 class SessionNotFound(MttuiError):
     """No session matches the reference, or a prefix matches several (exit code 5)."""
+
+
+class RefTooShort(SessionNotFound):
+    """A session reference too short to be a prefix: a usage error (exit code 2)."""
 
 
 class SessionEmpty(MttuiError):

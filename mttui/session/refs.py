@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .errors import SessionNotFound
+from .errors import RefTooShort, SessionNotFound
 from .models import SessionInfo
 
 MIN_PREFIX = 4
@@ -31,7 +31,7 @@ def resolve_ref(
             raise SessionNotFound("no session in this project yet")
         return info
     if len(ref) < MIN_PREFIX:
-        raise SessionNotFound(
+        raise RefTooShort(
             f"session reference {ref!r} is too short: give 'last', a full id or "
             f"at least {MIN_PREFIX} characters of one"
         )

@@ -7,6 +7,8 @@ from rich.text import Text
 
 from mttui.session.models import SessionInfo, SessionStatus
 
+from .glyphs import glyph
+
 
 def badges(status: SessionStatus) -> Text:
     out = Text(no_wrap=True)
@@ -17,13 +19,14 @@ def badges(status: SessionStatus) -> Text:
         out.append(text, style=style)
 
     if status.awaiting_approval:
-        add("⏸", "bold yellow")
+        add(glyph("pause"), "bold yellow")
     if status.interrupted_tools:
-        add(f"⚠{status.interrupted_tools if status.interrupted_tools > 1 else ''}", "bold red")
+        n = status.interrupted_tools
+        add(f"{glyph('warn')}{n if n > 1 else ''}", "bold red")
     if status.queued:
-        add(f"⧗{status.queued}", "cyan")
+        add(f"{glyph('wait')}{status.queued}", "cyan")
     if status.corrupt_lines:
-        add(f"✗{status.corrupt_lines}", "red")
+        add(f"{glyph('fail')}{status.corrupt_lines}", "red")
     return out
 
 

@@ -196,6 +196,10 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
         if how == "replace":
             self.replace_items(page, items)
             self.selected = self.item_of(focus) if focus is not None else None
+            hit = self.selected
+            if hit is not None and hit.kind == "tool" and hit.result_seq == focus:
+                hit.expanded = True  # the hit is in the tool's output: show it
+                self._render_item(hit)
             self._reflow(follow=focus is None and not top)
             if focus is not None and self.selected is not None:
                 self._center(self.selected)

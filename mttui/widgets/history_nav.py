@@ -80,6 +80,8 @@ def toggle(view: NavigableView) -> None:
     if item is not None and item.expandable:
         item.expanded = not item.expanded
         view.rerender(item)
+        if item.expanded:  # what opened below the bottom comes into view
+            reveal(view, item)
 
 
 def oldest(view: NavigableView) -> None:

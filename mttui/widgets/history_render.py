@@ -21,9 +21,11 @@ from textual.strip import Strip
 
 from ..graph.compression.prompt import snapshot_markdown
 from .clip import clipped
+from .glyphs import ascii_only, glyph
 from .history_items import Item
 from .markdown_blocks import markdown_lines
 from .text import full_args, literal, short_args, tokens
+from .tool_live import TAIL_EXPANDED, live_tail, running_label
 
 STATUS_ICON = {
     "success": "✓",
@@ -35,6 +37,14 @@ STATUS_ICON = {
     "running": "⟳",
     "awaiting": "⏸",
 }
+
+GLYPH_OF = {"running": "spin", "awaiting": "pause", "interrupted": "warn", "error": "fail"}
+
+
+def status_icon(status: str) -> str:
+    """A tool status's icon (ASCII when the terminal lacks the glyph, see ``glyphs``)."""
+    name = GLYPH_OF.get(status)
+    return glyph(name) if name is not None and ascii_only() else STATUS_ICON.get(status, "·")
 
 
 @dataclass(frozen=True)
@@ -145,7 +155,10 @@ def status_style(status: str, pal: Palette) -> Style:
 
 def tool_block(item: Item, pal: Palette, width: int) -> RenderableType:
     status = item.status or "open"
-    right = Text(f"{STATUS_ICON.get(status, '·')} {status}", style=status_style(status, pal))
+    right = Text(f"{status_icon(status)} {status}", style=status_style(status, pal))
+    live = status == "running" and "started" in item.data
+    if live:
+        right = running_label(item)
     head = Text("▾ " if item.expanded else "▸ ", style=pal.dim)
     head.append(literal(item.tool or "tool"), style=pal.tool)
     if item.args is not None:
@@ -154,6 +167,8 @@ def tool_block(item: Item, pal: Palette, width: int) -> RenderableType:
     head.truncate(max(width - len(right) - 2, 8), overflow="ellipsis")
     head.pad_right(max(width - len(head) - len(right), 1))
     head.append_text(right)
+    if live and not item.expanded:
+        return Group(head, live_tail(item, pal.dim))
     if not item.expanded:
         return head
     parts: list[RenderableType] = [head]
@@ -161,7 +176,9 @@ def tool_block(item: Item, pal: Palette, width: int) -> RenderableType:
         parts.append(Text("arguments", style=pal.dim))
         parts.append(Padding(Text(literal(full_args(item.args))), (0, 0, 0, 2)))
     parts.append(Text("output", style=pal.dim))
-    if item.output is None:
+    if item.output is None and live:
+        parts.append(live_tail(item, pal.dim, TAIL_EXPANDED))
+    elif item.output is None:
         parts.append(Padding(Text("(no result yet)", style=pal.dim), (0, 0, 0, 2)))
     else:
         parts.append(Padding(Text(literal(item.output) or "(empty)"), (0, 0, 0, 2)))

@@ -29,6 +29,7 @@ class LiveTranscript:
         self.dirty: set[Item] = set()
         self._timer: Timer | None = None
         self._interval = FLUSH
+        self.error_shown = ""  # an error message of the run (not repeated as a notice)
 
     # -- helpers --------------------------------------------------------------
     def _next_seq(self) -> int:
@@ -59,6 +60,8 @@ class LiveTranscript:
         if isinstance(event, ev.TextDelta):
             self._delta(event)
         elif isinstance(event, ev.MessageAdded):
+            if event.message.get("status") == "error":
+                self.error_shown = str(event.message.get("content") or "")
             self._message(event.message)
         elif isinstance(event, ev.ApprovalRequested):
             for call in event.tool_calls:
@@ -67,7 +70,15 @@ class LiveTranscript:
             for cid, decision in event.decisions.items():
                 self._set_status(cid, "approved" if decision == "approve" else "denied")
         elif isinstance(event, ev.ToolDispatched):
+            item = self._tool(event.call_id)
+            if item is not None:
+                item.data["started"] = time.monotonic()  # the block counts the seconds
             self._set_status(event.call_id, "running")
+        elif isinstance(event, ev.ToolOutput):
+            item = self._tool(event.call_id)
+            if item is not None and item.status == "running":
+                item.data["tail"] = event.tail
+                self.view.update_item(item)
         elif isinstance(event, ev.ToolFinished):
             item = self._tool(event.call_id)
             if item is not None:
@@ -88,8 +99,10 @@ class LiveTranscript:
             self.streams.clear()
             if event.status == "stopped":
                 self.notice("stopped", "warning")
-            elif event.status == "error":
-                self.notice(event.error or "the run failed", "error")
+            elif event.status == "error" and not (
+                    self.error_shown and (event.error or "") in self.error_shown):
+                self.notice(event.error or "the run failed", "error")  # shown once
+            self.error_shown = ""
         elif isinstance(event, ev.Notice) and event.level in ("warning", "error"):
             self.notice(event.text, event.level)
 
@@ -104,6 +117,12 @@ class LiveTranscript:
         self.dirty.add(item)
         if self._timer is None:
             self._timer = self.view.set_timer(self._interval, self.flush)
+
+    def tick(self) -> None:
+        """Redraw running tool blocks (their spinner and seconds)."""
+        for item in self.view.items:
+            if item.kind == "tool" and item.status == "running" and "started" in item.data:
+                self.view.update_item(item)
 
     def flush(self) -> None:
         self._timer = None

@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
+from .glyphs import glyph
 from .prompt import PromptArea
 from .text import literal
 
@@ -118,7 +119,7 @@ class PendingLane(Vertical, can_focus=True):
         for n, row in enumerate(self.rows):
             if n:
                 body.append("\n")
-            mark = f"⧗ {row['position']}" if row["mode"] == "queue" else "↯ steer"
+            mark = f"{glyph('wait')} {row['position']}" if row["mode"] == "queue" else "↯ steer"
             label, style = _STATE.get(row["state"], (row["state"], "dim"))
             line = Text(f"{mark:<8}", style="bold")
             text = " ".join(str(row["text"]).split())
@@ -199,7 +200,7 @@ def pending_keys() -> list[Binding]:
     return [
         Binding("ctrl+s", "steer", "Steer (read at the run's next step; enter queues)",
                 id="steer"),
-        Binding("up", "edit_last", "Edit the last queued item (empty prompt)",
+        Binding("alt+up", "edit_last", "Edit the last queued item (empty prompt)",
                 id="edit_last_queued"),
         Binding("ctrl+r", "resume_queue", "Resume or pause the queue", id="resume_queue"),
     ]

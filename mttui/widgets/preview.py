@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -17,7 +18,7 @@ from mttui.session.models import MessageRow, SessionInfo
 from mttui.session.resume.verdict import PreviewVerdict
 from mttui.session.times import relative_time
 
-from .text import literal
+from .text import literal, short_path
 
 MODE_STYLE = {"execution": "bold green", "transcript": "bold yellow", "refused": "bold red"}
 ROLE_LABEL = {"user": ("You", "bold cyan"), "assistant": ("Assistant", "bold magenta"),
@@ -34,6 +35,7 @@ class PreviewPane(VerticalScroll, can_focus=False):
         super().__init__(id=id)
         self.clock = clock
         self.session_id: str | None = None
+        self.show_project = False  # the all-projects view names each session's project
 
     def compose(self) -> ComposeResult:
         yield Static(Text("No session selected.", style="dim"), id="preview-body")
@@ -63,6 +65,8 @@ class PreviewPane(VerticalScroll, can_focus=False):
         facts.add_column(style="dim", no_wrap=True)
         facts.add_column()
         facts.add_row("id", info.id)
+        if info.project and self.show_project:
+            facts.add_row("project", short_path(Path(info.project)))
         facts.add_row("model", " · ".join(x for x in (info.provider, info.model) if x) or "—")
         n = info.compression_count
         facts.add_row("messages", f"{info.message_count:,}"

@@ -21,8 +21,10 @@ class PromptArea(TextArea):
     PromptArea.-busy { border: round $warning 60%; }
     """
     BINDINGS = [
-        Binding("enter", "submit", "Send", id="send"),
-        Binding("ctrl+j,shift+enter", "newline", "Newline", id="newline", key_display="ctrl+j"),
+        # not in the footer (the placeholder says both): at 80 columns it keeps the rest
+        Binding("enter", "submit", "Send", id="send", show=False),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", id="newline", key_display="ctrl+j",
+                show=False),
     ]
 
     class Submitted(Message):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from rich.text import Text
 from textual import events
@@ -19,6 +20,8 @@ from .badges import badges, fork_badge
 from .text import one_line
 
 Clock = Callable[[], datetime]
+PROJECT_WIDTH = 14
+MIN_TITLE = 16
 
 # (key, label, width); the title column takes what is left.
 FIXED = [("updated", "Updated", 9), ("messages", "Msgs", 7), ("model", "Model", 12),
@@ -35,6 +38,8 @@ class SessionTable(DataTable[Text]):
     PREFETCH = 15
     # DataTable's home/end scroll sideways; in a list of sessions they mean first/last row.
     BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="session_down"),
+        Binding("k", "cursor_up", "Up", show=False, id="session_up"),
         Binding("home", "first_row", "First", show=False, id="first_session"),
         Binding("end", "last_row", "Last", show=False, id="last_session"),
     ]
@@ -48,10 +53,14 @@ class SessionTable(DataTable[Text]):
         self.sessions: list[SessionInfo] = []
         self.more = False
         self._title_width = 0
+        self.show_project = False  # the all-projects view: a Project column
+        self._columns: list[tuple[str, str, int]] = list(FIXED)
+        self.fallback: str | None = None  # where the cursor goes if its row is gone
 
     # -- data -----------------------------------------------------------------
     def set_sessions(self, sessions: list[SessionInfo], *, reset: bool, more: bool) -> None:
         keep = self.current_id if reset else None
+        fallback, self.fallback = self.fallback, None
         self.more = False  # no paging requests while the rows change
         if reset:
             self.sessions = []
@@ -65,18 +74,51 @@ class SessionTable(DataTable[Text]):
                 self.add_row(*self._cells(info, now), key=info.id)
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
+        elif fallback is not None and fallback in self.rows:
+            self.move_cursor(row=self.get_row_index(fallback), animate=False)
         self.more = more
+
+    def neighbour_of(self, session_id: str) -> str | None:
+        """The session after ``session_id`` in the list (the one before, at the end)."""
+        ids = [s.id for s in self.sessions]
+        if session_id not in ids or len(ids) < 2:
+            return None
+        i = ids.index(session_id)
+        return ids[i + 1] if i + 1 < len(ids) else ids[i - 1]
 
     def _cells(self, info: SessionInfo, now: datetime) -> list[Text]:
         title = one_line(info.title or info.last_message_preview or "(untitled)",
                          max(self._title_width, 10))
-        return [
-            Text(title, style="" if info.title else "italic", no_wrap=True),
-            Text(relative_time(info.updated_at, now), no_wrap=True),
-            Text(f"{info.message_count:,}", justify="right", no_wrap=True),
-            Text(one_line(info.model or "—", 12), style="dim", no_wrap=True),
-            fork_badge(info) + badges(info.status),
-        ]
+        cells = {
+            "updated": Text(relative_time(info.updated_at, now), no_wrap=True),
+            "messages": Text(f"{info.message_count:,}", justify="right", no_wrap=True),
+            "project": Text(one_line(Path(info.project).name or info.project, PROJECT_WIDTH),
+                            style="dim", no_wrap=True),
+            "model": Text(one_line(info.model or "—", 12), style="dim", no_wrap=True),
+            "status": fork_badge(info) + badges(info.status),
+        }
+        return [Text(title, style="" if info.title else "italic", no_wrap=True)] + [
+            cells[key] for key, _, _ in self._columns]
+
+    def _fixed(self) -> list[tuple[str, str, int]]:
+        """The fixed columns; in the all-projects view the Project replaces the Model
+        (the preview shows the model); a narrow list (80 columns) drops the Model so
+        that the Status column fits."""
+        cols = FIXED
+        if self.show_project:
+            cols = [("project", "Project", PROJECT_WIDTH) if key == "model" else (key, label, w)
+                    for key, label, w in FIXED]
+        width = self.scrollable_content_region.width or self.size.width
+        if width and width - sum(w + 2 for _, _, w in cols) - 2 < MIN_TITLE:
+            cols = [c for c in cols if c[0] not in ("model", "project")]
+        return cols
+
+    def set_scope(self, all_projects: bool) -> None:
+        """The all-projects view has a Project column (its folder's name)."""
+        if all_projects != self.show_project:
+            self.show_project = all_projects
+            self._title_width = 0  # lay the columns out again
+            self._layout_columns()
 
     def action_first_row(self) -> None:
         if self.row_count:
@@ -102,16 +144,17 @@ class SessionTable(DataTable[Text]):
     # -- layout ---------------------------------------------------------------
     def _layout_columns(self) -> None:
         width = self.scrollable_content_region.width or self.size.width
-        fixed = sum(w + 2 for _, _, w in FIXED)
-        title = max(width - fixed - 2, 16)
-        if title == self._title_width and self.columns:
+        columns = self._fixed()
+        fixed = sum(w + 2 for _, _, w in columns)
+        title = max(width - fixed - 2, MIN_TITLE)
+        if title == self._title_width and self.columns and columns == self._columns:
             return
-        self._title_width = title
+        self._title_width, self._columns = title, columns
         keep, more = self.current_id, self.more
         self.more = False
         self.clear(columns=True)
         self.add_column("Title", width=title, key="title")
-        for key, label, w in FIXED:
+        for key, label, w in columns:
             self.add_column(Text(label, justify="right") if key == "messages" else label,
                             width=w, key=key)
         now = self.clock()

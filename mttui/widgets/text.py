@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
+
 # C0 controls (except tab and newline), DEL and C1 controls become visible symbols,
 # so an ANSI escape in model or tool output can never reach the terminal.
 _VISIBLE = {i: chr(0x2400 + i) for i in range(32) if i not in (9, 10)}
@@ -27,7 +29,9 @@ def one_line(text: str, limit: int) -> str:
     """The first non-empty line of ``text``, cut to ``limit`` cells with an ellipsis."""
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     line = literal(line)
-    return line if len(line) <= limit else line[: max(limit - 1, 0)].rstrip() + "…"
+    if cell_len(line) <= limit:
+        return line
+    return set_cell_size(line, max(limit - 1, 0)).rstrip() + "…"  # wide (CJK) chars: cells
 
 
 def short_path(path: Path, limit: int = 40) -> str:

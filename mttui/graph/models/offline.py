@@ -68,6 +68,8 @@ def parse_triggers(text: str) -> list[tuple[str, dict[str, Any]]]:
         elif word == "/write" and rest:
             path, _, first = rest.partition(" ")
             content = "\n".join([first, *lines[i + 1 :]]) if first else "\n".join(lines[i + 1 :])
+            if content and not content.endswith("\n"):
+                content += "\n"  # a text file ends with a newline
             calls.append(("write_file", {"path": path, "content": content}))
             break  # the rest of the message was the content
         elif word == "/edit" and " => " in rest:

@@ -36,10 +36,9 @@ def echo_answer(text: str, *, has_tools: bool) -> str:
     lines = [
         "## Offline answer",
         "",
-        f"You wrote **{len(words)} words** ({len(text)} characters). "
-        "The offline model does not understand them, but it repeats them faithfully:",
-        "",
-        "> " + _first_line(text, 300),
+        f"You wrote **{len(words)} word{'' if len(words) == 1 else 's'}** "
+        f"({len(text)} character{'' if len(text) == 1 else 's'}). The offline model does "
+        "not understand them; it repeats them at the end of this answer.",
         "",
         "Things you can try here:",
         "",

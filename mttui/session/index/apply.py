@@ -16,6 +16,7 @@ from ..pending import message_of, read_ids
 from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
 from . import cjk
+from .activity import is_activity
 from .pending_rows import PendingProjection, move_to_end
 from .schema import SessionRow, SQLValue
 
@@ -102,8 +103,8 @@ class SessionApplier:
     def apply(self, offset: int, rec: Record) -> None:
         row = self.row
         ts = normalize_ts(rec.get("timestamp"))
-        if ts is not None:
-            row["updated_at"] = ts
+        if ts is not None and (is_activity(rec) or not row["updated_at"]):
+            row["updated_at"] = ts  # the last conversation activity (not a rename)
             if not row["created_at"]:
                 row["created_at"] = ts
         kind = rec["type"]

@@ -1,0 +1,154 @@
+"""The chat's everyday keys: ``↑``/``↓`` recall earlier prompts, ``ctrl+c`` clears the
+prompt (on an empty one: press it again to quit), typed text always reaches the prompt,
+and a read-only session says so in the prompt and the footer."""
+
+from __future__ import annotations
+
+from textual import events, on, work
+from textual.actions import SkipAction
+from textual.binding import Binding
+
+from mttui.core.project_info import git_branch
+from mttui.widgets.history import HistoryView
+from mttui.widgets.new_chat_hint import NewChatHint, hint_renderable
+from mttui.widgets.prompt import PromptArea
+from mttui.widgets.prompt_history import PromptHistory
+from mttui.widgets.text import short_path
+
+from .chat_messages import ProjectRead, PromptsLoaded, ReadOnly
+from .chat_resume import ResumeChat
+
+HISTORY_PAGE = 200  # the newest messages read for the prompt history
+WRITING = ("stop", "compact", "steer", "resume_queue")  # off in a read-only session
+
+
+class KeysChat(ResumeChat):
+    """See the module docstring."""
+
+    BINDINGS = [
+        Binding("up", "recall(-1)", "Earlier prompt", id="prompt.history_older", show=False,
+                priority=True),
+        Binding("down", "recall(1)", "Later prompt", id="prompt.history_newer", show=False,
+                priority=True),
+        Binding("ctrl+c", "clear_or_quit", "Clear the prompt (empty: quit)",
+                id="clear_or_quit", show=False, priority=True),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prompts = PromptHistory()
+        self.project_line = ""  # the header's project folder and git branch
+
+    def on_mount(self) -> None:
+        self.chat.on_output = self.emit  # live tool output, posted from the tool's thread
+        self.set_interval(0.5, self._tick_tools)
+        if getattr(self, "session_id", None) is None:  # a new chat: a short hint
+            s = self.chat.settings
+            hint = NewChatHint(hint_renderable(
+                short_path(self.chat.service.project), s.provider, s.model, s.approval),
+                id="new-chat-hint")
+            self.mount(hint, before=self.query_one("#prompt", PromptArea))
+
+    def drop_hint(self) -> None:
+        for hint in self.query(NewChatHint):
+            hint.remove()
+
+    def _tick_tools(self) -> None:
+        live = getattr(self, "live", None)
+        if live is not None:
+            live.tick()
+
+    # -- the header's project --------------------------------------------------------------
+    @work(thread=True, group="project", exit_on_error=False, name="project")
+    def read_project(self) -> None:
+        project = self.chat.service.project
+        branch = git_branch(project)
+        self.post_message(ProjectRead(short_path(project) + (f" ({branch})" if branch else "")))
+
+    def on_project_read(self, message: ProjectRead) -> None:
+        self.project_line = message.text
+        self._bar()
+
+    def _bar(self, extra: str = "") -> None:
+        raise NotImplementedError
+
+    # -- prompt history -----------------------------------------------------------------
+    def load_prompts(self) -> None:
+        """Open worker: the user's earlier prompts of this session."""
+        sid = self.chat.session_id
+        if sid is None:
+            return
+        page = self.chat.service.history(sid, limit=HISTORY_PAGE)
+        self.post_message(PromptsLoaded([m.content for m in page.messages
+                                         if m.role == "user" and m.content.strip()]))
+
+    def on_prompts_loaded(self, message: PromptsLoaded) -> None:
+        sent = self.prompts.texts
+        self.prompts = PromptHistory([*message.texts, *sent])
+
+    @on(PromptArea.Submitted)
+    def _remember_prompt(self, event: PromptArea.Submitted) -> None:
+        self.prompts.add(event.text)
+        self.drop_hint()
+
+    def action_recall(self, direction: int) -> None:
+        """``↑`` on the prompt's first line (``↓`` on its last) while no approval or
+        list needs the arrows: the previous (next) prompt of this session."""
+        prompt = self.query_one("#prompt", PromptArea)
+        if not prompt.has_focus:
+            raise SkipAction()
+        row, last = prompt.cursor_location[0], prompt.document.line_count - 1
+        if direction < 0:
+            if row != 0 and not self.prompts.walking:
+                raise SkipAction()
+            text = self.prompts.older(prompt.text)
+        else:
+            if row != last or not self.prompts.walking:
+                raise SkipAction()
+            text = self.prompts.newer()
+        if text is None:
+            raise SkipAction()
+        prompt.text = text
+        prompt.move_cursor(prompt.document.end)
+
+    # -- ctrl+c -----------------------------------------------------------------------------
+    async def action_clear_or_quit(self) -> None:
+        prompt = self.query_one("#prompt", PromptArea)
+        if prompt.has_focus and prompt.selected_text:
+            prompt.action_copy()
+        elif prompt.text:
+            self.prompts.add(prompt.text)  # cleared, not lost: ↑ brings it back
+            prompt.clear()
+            prompt.focus()
+        else:
+            await self.app.run_action("quit_twice")
+
+    # -- typing never lands nowhere ----------------------------------------------------------
+    def item_keys(self) -> set[str]:
+        """The single-letter keys the screen binds (actions on a selected history item)."""
+        return {b.key for b in type(self).BINDINGS
+                if isinstance(b, Binding) and len(b.key) == 1}
+    def on_key(self, event: events.Key) -> None:
+        if isinstance(self.focused, HistoryView) and event.is_printable and event.character \
+                and event.character != " ":
+            if self.focused.selected is not None and event.key in self.item_keys():
+                return  # a key of the selected message (fork, settle a call): its binding
+            prompt = self.query_one("#prompt", PromptArea)
+            if prompt.disabled:
+                return
+            event.stop()
+            prompt.focus()
+            prompt.insert(event.character)
+
+    # -- read-only -----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in WRITING and self.state == "read-only":
+            return None  # shown disabled in the footer
+        return True
+
+    def on_read_only(self, message: ReadOnly) -> None:
+        prompt = self.query_one("#prompt", PromptArea)
+        reason = message.reason or "open for writing in another process"
+        prompt.placeholder = f"Read-only: this session is {reason}" \
+            if reason.startswith("open") else f"Read-only: {reason}"
+        self.refresh_bindings()

@@ -32,6 +32,8 @@ from mttui.session.writer import SessionWriter
 if TYPE_CHECKING:
     from mttui.config import Settings
 
+    from .handle import SessionHandle
+
 
 class RewindRefused(MttuiError):
     """A rewind that cannot be done; nothing was changed. ``usage``: exit 2, else 1."""
@@ -219,3 +221,20 @@ def _reseed(writer: SessionWriter, s: _Session, settings: Settings, rec: Record,
     writer.append_many([("rewind", {**fields, "thread_id": thread_id, "op": op}),
                         ("session_update", {"thread_id": thread_id})])
     return thread_id
+
+
+def rewind_held(handle: SessionHandle, service: SessionService, settings: Settings,
+                to_seq: int | None, *, conversation: bool = True,
+                code: bool = True) -> RewindResult:
+    """The rewind (``to_seq``) or, with ``to_seq=None``, the undo, on a session this
+    process holds open through ``handle``: refused while a run is active; the runner
+    forgets what it cached of the checkpoint (the thread changed under it)."""
+    if handle.busy:
+        raise RewindRefused("a run is active: stop it first")
+    if to_seq is None:
+        result = undo_open(handle.writer, service, settings)
+    else:
+        result = rewind_open(handle.writer, service, settings, to_seq,
+                             conversation=conversation, code=code)
+    handle.runner.invalidate()
+    return result

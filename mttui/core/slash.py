@@ -237,17 +237,17 @@ def _mcp(ctx: SlashContext, args: str) -> SlashOutcome:
 def _rewind(ctx: SlashContext, args: str) -> SlashOutcome:
     """``/rewind SEQ`` (conversation and files) or ``/rewind undo``; the chat opens its
     picker for a bare ``/rewind`` instead."""
-    from .rewind import rewind, undo_rewind
+    from .rewind import rewind_held
 
-    sid = ctx.need_session()
-    if args == "undo":
-        done = undo_rewind(ctx.service, ctx.settings, sid)
-        return SlashOutcome("rewind", "the last rewind was undone", action="rewind",
-                            data={"files_restored": len(done.files_restored)})
-    if not args.isdigit():
+    if args != "undo" and not args.isdigit():
         raise SlashError("/rewind SEQ (a user message's seq, see `mttui history`) or "
                          "/rewind undo; in the chat a bare /rewind opens a picker")
-    done = rewind(ctx.service, ctx.settings, sid, int(args))
+    handle = ctx.handle()  # this process holds the session (exec --session S)
+    if args == "undo":
+        done = rewind_held(handle, ctx.service, ctx.settings, None)
+        return SlashOutcome("rewind", "the last rewind was undone", action="rewind",
+                            data={"files_restored": len(done.files_restored)})
+    done = rewind_held(handle, ctx.service, ctx.settings, int(args))
     return SlashOutcome("rewind", f"rewound to just before message {args}", action="rewind",
                         data={"files_restored": len(done.files_restored),
                               "files_deleted": len(done.files_deleted)})  # fmt: skip

@@ -81,18 +81,15 @@ def open_rewind(screen: ChatLike) -> None:
     found: dict[str, Any] = {}
 
     def apply(seq: int, conversation: bool, code: bool) -> RewindResult:
-        from mttui.core.rewind import rewind, rewind_open
+        from mttui.core.rewind import rewind, rewind_held
 
         handle = chat.handle
         if handle is None:
             result = rewind(service, screen.settings, sid, seq, conversation=conversation,
                             code=code)
         else:
-            if handle.busy:
-                raise RuntimeError("a run is active")
-            result = rewind_open(handle.writer, service, screen.settings, seq,
+            result = rewind_held(handle, service, screen.settings, seq,
                                  conversation=conversation, code=code)
-            handle.runner.invalidate()
         found["markers"] = service.markers(sid)  # the rewind's notice in the history
         return result
 
@@ -129,15 +126,14 @@ def undo_last(screen: ChatLike) -> None:
     service, chat, app = screen.service, screen.chat, screen.app
 
     def work() -> None:
-        from mttui.core.rewind import undo_open, undo_rewind
+        from mttui.core.rewind import rewind_held, undo_rewind
 
         try:
             handle = chat.handle
             if handle is None:
                 result = undo_rewind(service, screen.settings, sid)
             else:
-                result = undo_open(handle.writer, service, screen.settings)
-                handle.runner.invalidate()
+                result = rewind_held(handle, service, screen.settings, None)
         except Exception as exc:  # noqa: BLE001 - one line to the user
             app.call_from_thread(screen.notify, f"not undone: {exc}", severity="error")
             return

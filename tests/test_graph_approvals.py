@@ -114,7 +114,7 @@ def test_yolo_and_deny_modes(make_runner: Any, project: Path) -> None:
 def test_auto_edit_asks_only_for_high_risk(make_runner: Any, project: Path) -> None:
     runner = make_runner(approval="auto-edit", sandbox="off")  # sandboxed, shell runs unasked
     assert _end(list(runner.run("/write w.txt hello"))).status == "completed"
-    assert (project / "w.txt").read_text() == "hello"
+    assert (project / "w.txt").read_text() == "hello\n"  # /write ends a file with a newline
     assert _end(list(runner.run("!echo hi"))).status == "awaiting_approval"
 
 

@@ -9,11 +9,10 @@ A run that only reads takes no snapshot. Without ``git`` the user is told once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
-from mttui.session.reader import iter_lines
+from mttui.session.reader import iter_lines, parse_line
 from mttui.session.snapshots import GitError, ShadowRepo, git_available
 from mttui.session.writer import SessionWriter
 
@@ -72,18 +71,19 @@ class FileCheckpointer:
                     self._users[self._awaiting] = (self._messages, _message_id(raw))
                     self._awaiting = None
             elif b'"type":"run_start"' in head:
-                rec = json.loads(raw)
-                if not rec.get("continues"):
+                rec = parse_line(raw)  # checked: a torn or poisoned line is None
+                if rec is not None and not rec.get("continues"):
                     self._awaiting = str(rec.get("run_id") or "")
             elif b'"type":"file_checkpoint"' in head:
-                self.done.add(str(json.loads(raw).get("run_id") or ""))
+                rec = parse_line(raw)
+                if rec is not None:
+                    self.done.add(str(rec.get("run_id") or ""))
 
 
 def _message_id(raw: bytes) -> str:
-    try:
-        return str(json.loads(raw)["message"].get("id") or "")
-    except (ValueError, KeyError, AttributeError):
-        return ""
+    rec = parse_line(raw)
+    message = rec.get("message") if rec is not None else None
+    return str(message.get("id") or "") if isinstance(message, dict) else ""
 
 
 def file_checkpoints(writer: SessionWriter, project: Path, checkpoints_path: Path

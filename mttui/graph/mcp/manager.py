@@ -258,7 +258,7 @@ class McpManager:
         while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
             inner = inner.exceptions[0]
         why = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
-        if isinstance(inner, McpError):
+        if isinstance(inner, McpError) and not _closed(inner):
             return f"error: MCP call failed: {why}"
         self._sessions.pop(server, None)
         self._fail(server, f"stopped ({why})")
@@ -305,3 +305,12 @@ async def _stdio_session(cfg: Mapping[str, Any], project: Path, errlog: Any) -> 
     async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
             read, write) as session:
         yield session
+
+
+def _closed(error: Exception) -> bool:
+    """An MCP error that says the connection closed: the server is gone (the SDK
+    reports a killed server this way when its reader notices first)."""
+    from mcp.types import CONNECTION_CLOSED
+
+    data = getattr(error, "error", None)
+    return getattr(data, "code", None) == CONNECTION_CLOSED

@@ -3,46 +3,32 @@ in a real terminal."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-
-def _until(cond: Callable[[], Any], bound: float, what: str) -> Any:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.support.terminal import app_command, app_env, until
 
 
 def test_shell_output_streams_live(tmux_server: Callable[..., str], home: Path,
                                    project: Path, tmp_path: Path) -> None:
-    env = {"MTTUI_HOME": str(home), "MTTUI_CONFIG": str(tmp_path / "config.toml"),
-           "MTTUI_PROVIDER": "offline", "MTTUI_APPROVAL": "yolo", "TERM": "xterm-256color",
-           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
-    exports = " ".join(f"{k}='{v}'" for k, v in env.items())
+    env = app_env(home, tmp_path / "config.toml", MTTUI_APPROVAL="yolo")
     tmux_server("new-session", "-d", "-s", "main", "-x", "120", "-y", "36",
-                f"cd '{project}' && env {exports} '{sys.executable}' -m mttui.cli; sleep 60")
+                f"{app_command(project, env)}; sleep 60")
     screen = lambda: tmux_server("capture-pane", "-p", "-t", "main")  # noqa: E731
-    _until(lambda: "Stop" in screen(), 30, "a new chat (the project has no sessions)")
+    until(lambda: "Stop" in screen(), 30, "a new chat (the project has no sessions)")
     time.sleep(0.5)
     command = "!for i in 1 2 3 4 5 6 7 8; do echo tick$i; sleep 1; done; touch finished"
     tmux_server("send-keys", "-t", "main", "-l", command)
     tmux_server("send-keys", "-t", "main", "Enter")
     # while it runs: the tail so far, the spinner and the seconds in the block
-    seen = _until(lambda: (lambda s: s if "tick2" in s and not (project / "finished").exists()
+    seen = until(lambda: (lambda s: s if "tick2" in s and not (project / "finished").exists()
                            else None)(screen()), 30, "the output while the command runs")
     assert re.search(r"running \d+s", seen)
-    later = _until(lambda: (lambda s: s if "tick4" in s and not (project / "finished").exists()
+    later = until(lambda: (lambda s: s if "tick4" in s and not (project / "finished").exists()
                             else None)(screen()), 30, "more output while it runs")
     assert "tick3" in later
-    _until(lambda: (project / "finished").exists(), 30, "the command to end")
-    _until(lambda: "success" in screen(), 30, "the block to end")
+    until(lambda: (project / "finished").exists(), 30, "the command to end")
+    until(lambda: "success" in screen(), 30, "the block to end")
     assert not re.search(r"running \d+s", screen())

@@ -6,17 +6,15 @@ the queue); ``updated_at`` is the last conversation activity (a rename is not on
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from mttui.graph.runner import Runner
 from mttui.screens.approval import ApprovalPanel
 from mttui.screens.chat import ChatScreen
 from mttui.session.service import SessionService
+from tests.support.terminal import app_command, app_env, until
 from tests.support.tui import (
     SIZE,
     kinds,
@@ -144,16 +142,6 @@ def test_a_rename_is_not_activity(service: SessionService) -> None:
 
 
 # -- a real terminal ---------------------------------------------------------------------
-def _until(cond: Callable[[], Any], bound: float, what: str) -> Any:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_open_and_close_in_a_terminal_changes_nothing(
         tmux_server: Callable[..., str], service: SessionService, home: Path,
         project: Path, tmp_path: Path) -> None:
@@ -161,17 +149,13 @@ def test_open_and_close_in_a_terminal_changes_nothing(
     time.sleep(0.01)
     write_session(service, "Newer", [msg("user", "hello", 1)])
     before = _state(service, sid)
-    env = {"MTTUI_HOME": str(home), "MTTUI_CONFIG": str(tmp_path / "config.toml"),
-           "MTTUI_PROVIDER": "offline", "TERM": "xterm-256color",
-           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
-    exports = " ".join(f"{k}='{v}'" for k, v in env.items())
-    script = (f"cd '{project}' && env {exports} '{sys.executable}' -m mttui.cli "
-              f"--resume {sid}; echo EXITED; sleep 60")
+    env = app_env(home, tmp_path / "config.toml")
+    script = f"{app_command(project, env, '--resume', sid)}; echo EXITED; sleep 60"
     tmux_server("new-session", "-d", "-s", "main", "-x", "120", "-y", "36", script)
     screen = lambda: tmux_server("capture-pane", "-p", "-t", "main")  # noqa: E731
-    _until(lambda: "tool_interrupted" in screen(), 30, "the session with its warnings")
+    until(lambda: "tool_interrupted" in screen(), 30, "the session with its warnings")
     time.sleep(0.5)
     tmux_server("send-keys", "-t", "main", "C-q")
-    _until(lambda: "EXITED" in screen(), 20, "the app to exit")
+    until(lambda: "EXITED" in screen(), 20, "the app to exit")
     assert _state(service, sid) == before
     assert f"mttui --resume {sid}" in screen()  # how to come back

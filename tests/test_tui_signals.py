@@ -7,49 +7,16 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from mttui.session.reader import read_all
+from tests.support.terminal import app_command, app_env, until
 
 SLEEP = 3  # the tool's sleep; its file would appear after that
-
-
-def _until(cond: Callable[[], Any], bound: float, what: str) -> Any:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-class Tmux:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self, *args: str) -> str:
-        out = subprocess.run(["tmux", "-L", self.name, *args], capture_output=True,
-                             text=True, check=False)  # fmt: skip
-        return out.stdout
-
-    def screen(self) -> str:
-        return self("capture-pane", "-p", "-t", "main")
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    server = Tmux(f"mttui-test-{os.getpid()}-{tmp_path.name}")
-    try:
-        yield server
-    finally:
-        server("kill-server")
 
 
 def _alive(pid: int) -> bool:
@@ -69,29 +36,29 @@ def _stty_flags(path: Path) -> set[str]:
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM, None],
                          ids=["HUP", "TERM", "terminal-closed"])
 def test_a_signal_on_the_tui_does_what_quit_does(
-    tmux: Tmux, home: Path, project: Path, tmp_path: Path, signum: int | None
+    tmux_server: Callable[..., str], home: Path, project: Path, tmp_path: Path,
+    signum: int | None,
 ) -> None:
     """``None``: the terminal itself goes away (tmux closes the pty: SIGHUP, and
     the terminal can no longer be written)."""
-    env = {"MTTUI_HOME": str(home), "MTTUI_CONFIG": str(tmp_path / "config.toml"),
-           "MTTUI_PROVIDER": "offline", "MTTUI_APPROVAL": "yolo", "TERM": "xterm-256color",
-           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}  # fmt: skip
-    exports = " ".join(f"{k}='{v}'" for k, v in env.items())
+    tmux = tmux_server
+    screen = lambda: tmux("capture-pane", "-p", "-t", "main")  # noqa: E731
+    env = app_env(home, tmp_path / "config.toml", MTTUI_APPROVAL="yolo")
     before, after = tmp_path / "stty-before", tmp_path / "stty-after"
-    script = (f"cd '{project}' && stty -a > '{before}'; env {exports} '{sys.executable}' "
-              f"-m mttui.cli; stty -a > '{after}'; sleep 60")
+    start = app_command(project, env).replace(" && env ", f" && stty -a > '{before}'; env ", 1)
+    script = f"{start}; stty -a > '{after}'; sleep 60"
     tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", script)
     shell = int(tmux("display-message", "-p", "-t", "main", "#{pane_pid}").strip())
-    pid = int(_until(lambda: subprocess.run(["pgrep", "-P", str(shell), "-f", "mttui.cli"],
+    pid = int(until(lambda: subprocess.run(["pgrep", "-P", str(shell), "-f", "mttui.cli"],
                                             capture_output=True, text=True).stdout.split(),
                      20, "the app process")[0])  # fmt: skip
     # a project without sessions opens a new chat at once
-    _until(lambda: "Stop" in tmux.screen(), 30, "the chat")
+    until(lambda: "Stop" in screen(), 30, "the chat")
     time.sleep(0.5)
     tmux("send-keys", "-t", "main", "-l", f"!sleep {SLEEP}; touch done.txt")
     tmux("send-keys", "-t", "main", "Enter")
     logs = lambda: list(home.rglob("*.jsonl"))  # noqa: E731
-    _until(lambda: logs() and b'"tool_dispatch"' in logs()[0].read_bytes(), 30,
+    until(lambda: logs() and b'"tool_dispatch"' in logs()[0].read_bytes(), 30,
            "the tool to start")  # fmt: skip
     started = time.monotonic()
     if signum is None:
@@ -100,7 +67,7 @@ def test_a_signal_on_the_tui_does_what_quit_does(
         os.kill(pid, signum)
     # (a gone terminal can block the app's redraws (the run's spinner): then the quit
     # goes the signal thread's way, QUIT_GRACE + 5 s)
-    _until(lambda: not _alive(pid), 30, "the app to exit")
+    until(lambda: not _alive(pid), 30, "the app to exit")
     time.sleep(max(0.0, started + SLEEP + 2 - time.monotonic()))
     assert not (project / "done.txt").exists()  # the tool's process group was killed
     records = read_all(logs()[0])[0]
@@ -110,5 +77,5 @@ def test_a_signal_on_the_tui_does_what_quit_does(
     if signum is None:
         return  # no terminal any more to look at
     # the terminal is restored: the shell after the app sees the modes it had before
-    _until(after.exists, 10, "the shell after the app")
+    until(after.exists, 10, "the shell after the app")
     assert _stty_flags(after) == _stty_flags(before)

@@ -6,27 +6,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mttui.config import Settings
-from mttui.core.handle import ApprovalAnswer, SessionHandle
+from mttui.core.handle import SessionHandle
 from mttui.graph.events import RunEnded
 from mttui.graph.journal import scan_log
 from mttui.graph.runner import Runner
 from mttui.session.service import SessionService
 from mttui.session.transcript import fold
-
-
-def offline() -> Settings:
-    return Settings(provider="offline", model="offline", approval="ask")
+from tests.support.handles import approve_waiting, offline
 
 
 def granted_session(service: SessionService) -> str:
     """A session whose ``shell`` was approved for the session (then closed cleanly)."""
     handle = SessionHandle.create(service, offline(), "grants")
     list(handle.run("!echo one"))
-    request = handle.waiting_approval()
-    assert request is not None
-    list(handle.answer(request, ApprovalAnswer(
-        {c["call_id"]: "approve" for c in request.tool_calls}, None, ("shell",))))
+    approve_waiting(handle, grant=("shell",))
     assert handle.grants() == ["shell"]
     sid = handle.session_id
     handle.close()

@@ -10,30 +10,20 @@ from typing import Any
 import pytest
 
 import mttui.graph.runner as runner_module
-from mttui.config import Settings
-from mttui.core.handle import ApprovalAnswer, SessionHandle
+from mttui.core.handle import SessionHandle
 from mttui.graph.journal import LogFacts, scan_log
 from mttui.graph.runner import Runner
 from mttui.session.service import SessionService
-
-
-def offline() -> Settings:
-    return Settings(provider="offline", model="offline", approval="ask")
+from tests.support.handles import approve_waiting, offline
 
 
 def _busy_session(service: SessionService) -> str:
     handle = SessionHandle.create(service, offline(), "totals")
     list(handle.run("!echo one"))
-    request = handle.waiting_approval()
-    assert request is not None
-    list(handle.answer(request, ApprovalAnswer(
-        {c["call_id"]: "approve" for c in request.tool_calls}, None, ("shell",))))
+    approve_waiting(handle, grant=("shell",))
     list(handle.run("!echo two"))  # granted: runs unasked
     list(handle.run("/write notes.txt hello"))
-    request = handle.waiting_approval()
-    assert request is not None
-    list(handle.answer(request, ApprovalAnswer(
-        {c["call_id"]: "approve" for c in request.tool_calls}, None, ("write_file",))))
+    approve_waiting(handle, grant=("write_file",))
     assert handle.revoke_grant("write_file")
     list(handle.run("hello there"))
     sid = handle.session_id

@@ -117,10 +117,14 @@ def start(home: Any, project: Any, url: str, *args: str, **extra: str) -> Any:
 
 
 def run(home: Any, project: Any, url: str, *args: str, **extra: str) -> tuple[int, str, str]:
-    """Run to the end (or to its crash point): ``(returncode, stdout, stderr)``."""
-    proc = start(home, project, url, *args, **extra)
-    out, err = proc.communicate(timeout=60)
-    return proc.returncode, out, err
+    """Run to the end (or to its crash point): ``(returncode, stdout, stderr)``, in a
+    separate process forked warm (``support/zygote.py``)."""
+    from tests.support import zygote
+    from tests.support.resume import env
+
+    done = zygote.run("crash_loop", ["exec", "--json", *args], cwd=project,
+                      env=env(home, OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-test", **extra))
+    return done.returncode, done.stdout, done.stderr
 
 
 def user_texts_since_compression(records: list[dict[str, Any]]) -> list[str]:

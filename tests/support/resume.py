@@ -7,13 +7,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from mttui.session.index.ingest import build_index
 from mttui.session.paths import Layout, project_hash
+from tests.support import zygote
 from tests.support.index_dump import logical_dump
 
 
@@ -26,8 +26,8 @@ def env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def cli(home: Path, project: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mttui.cli", *args], cwd=project,
-                          env=env(home, **extra), capture_output=True, text=True, timeout=60)
+    """``mttui ARGS`` in a separate process (forked warm: see ``support/zygote.py``)."""
+    return zygote.run("cli", list(args), cwd=project, env=env(home, **extra), timeout=60)
 
 
 def json_events(stdout: str) -> list[dict[str, Any]]:

@@ -4,12 +4,10 @@ model once, on its next turn (a real SIGKILL at the dispatch, the scripted serve
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from mttui.session.service import SessionService
-from tests.support.crash import FAULT_ENTRY
+from tests.support import zygote
 from tests.support.fake_openai import FakeOpenAI, text, tools
 from tests.support.logs import records
 from tests.support.resume import cli, env
@@ -21,9 +19,8 @@ def test_an_interrupted_call_is_settled_and_the_model_is_told(
 ) -> None:
     fake_openai.add(tools([("k1", "shell", {"command": "echo hi > hi.txt"})]))
     keys = {"OPENAI_BASE_URL": fake_openai.url, "OPENAI_API_KEY": "sk-test"}
-    proc = subprocess.run([sys.executable, str(FAULT_ENTRY), "exec", "--approve", "all",
-                           "make hi"], cwd=project, capture_output=True, text=True,
-                          env=env(home, MTTUI_FAULT="after:tool_dispatch", **keys), timeout=60)
+    proc = zygote.run("fault", ["exec", "--approve", "all", "make hi"], cwd=project,
+                      env=env(home, MTTUI_FAULT="after:tool_dispatch", **keys))
     assert proc.returncode == -9
     sid = SessionService(home, project).resolve("last").id
     listed = run_json(home, project, "ledger", sid)
@@ -62,9 +59,8 @@ def test_rerun_asks_again_and_runs_a_new_call(
 ) -> None:
     fake_openai.add(tools([("k2", "shell", {"command": "echo hi >> hi.txt"})]))
     keys = {"OPENAI_BASE_URL": fake_openai.url, "OPENAI_API_KEY": "sk-test"}
-    proc = subprocess.run([sys.executable, str(FAULT_ENTRY), "exec", "--approve", "all",
-                           "make hi"], cwd=project, capture_output=True, text=True,
-                          env=env(home, MTTUI_FAULT="after:tool_dispatch", **keys), timeout=60)
+    proc = zygote.run("fault", ["exec", "--approve", "all", "make hi"], cwd=project,
+                      env=env(home, MTTUI_FAULT="after:tool_dispatch", **keys))
     assert proc.returncode == -9
     sid = SessionService(home, project).resolve("last").id
     assert [c["call_id"] for c in run_json(home, project, "ledger", sid)["calls"]] == ["k2"]

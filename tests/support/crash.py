@@ -18,6 +18,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from tests.support import zygote
 from tests.support.fake_openai import FakeOpenAI, slow, tools
 from tests.support.resume import env, json_events
 
@@ -49,7 +50,14 @@ class World:
         return evs
 
     def run(self, *args: str, code: int = 0, **extra: str) -> list[dict[str, Any]]:
-        return self.finish(self.start(*args, **extra), code)
+        """Run to the end (or its crash point) in a process forked warm (``zygote``)."""
+        done = zygote.run("fault", ["exec", "--json", *args], cwd=self.project,
+                          env=self.env(**extra))
+        assert done.returncode == code, done.stderr
+        evs = json_events(done.stdout)
+        self.shown += [e["message"] for e in evs
+                       if e["event"] == "message" and e["message"]["status"] == "sent"]
+        return evs
 
     def runs(self) -> int:
         marker = self.project / "runs.txt"

@@ -14,13 +14,13 @@ from .delete import delete_session, finish_delete
 from .doctor import run_doctor
 from .errors import MttuiError, SessionNotFound
 from .export import export_jsonl, export_markdown
-from .index import ingest, queries
+from .index import ingest, marker_rows, queries
 from .index.ingest import ingest_file, rel_path, session_row
 from .index.schema import SessionRow, connect
 from .index.search import ScopeKey
 from .index.search import search as index_search
 from .log import SessionLog
-from .markers import Marker, scan_markers
+from .markers import Marker
 from .models import (
     DoctorReport,
     HistoryPage,
@@ -326,8 +326,11 @@ class SessionService:
             return {r[0]: json.loads(r[1]) for r in rows}
 
     def markers(self, session_id: str) -> list[Marker]:
-        """The session's compression and resume markers, placed among its messages."""
-        return scan_markers(self.get(session_id).path)
+        """The session's compression and resume markers, placed among its messages
+        (from the index: the log is not read)."""
+        with self._lock:
+            row = self._row(session_id)
+            return marker_rows.load(self._db(), row["sess"])
 
     def last_usage(self, session_id: str) -> tuple[int, bool] | None:
         """``(tokens, estimated)``: the newest assistant usage in the last 50 messages."""

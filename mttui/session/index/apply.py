@@ -12,10 +12,11 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 
+from ..markers import RECORD_KINDS, marker_of
 from ..pending import message_of, read_ids
 from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
-from . import cjk
+from . import cjk, marker_rows
 from .activity import is_activity
 from .pending_rows import PendingProjection, move_to_end
 from .schema import SessionRow, SQLValue
@@ -115,11 +116,18 @@ class SessionApplier:
             self._badges_dirty = True
         if handler is not None:
             handler(offset, rec, ts or "")
+        if kind in RECORD_KINDS:
+            marker = marker_of(rec, row["message_count"])
+            if marker is not None:
+                marker_rows.add(self.conn, self.sess, marker)
 
     def _on_session_start(self, offset: int, rec: Record, ts: str) -> None:
         project = rec.get("project")
         if isinstance(project, str):
             self.row["project"] = project
+        origin = rec.get("forked_from")
+        if isinstance(origin, dict):
+            self.row["forked_from"] = json.dumps(origin, ensure_ascii=False)
         self._on_session_update(offset, rec, ts)
 
     def _on_session_update(self, offset: int, rec: Record, ts: str) -> None:

@@ -106,7 +106,8 @@ class MttuiApp(App[None]):
             self.set_timer(1.0, self._start_warm_up)
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
-        self._start_warm_up()
+        if message.final:  # after the browser's catch-up, not competing with it
+            self._start_warm_up()
 
     def _start_warm_up(self) -> None:
         if not self.warm_up or self._warmed:

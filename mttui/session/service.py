@@ -15,8 +15,9 @@ from .doctor import run_doctor
 from .errors import MttuiError, SessionNotFound
 from .export import export_jsonl, export_markdown
 from .index import ingest, marker_rows, queries
+from .index.handle import IndexFile
 from .index.ingest import ingest_file, rel_path, session_row
-from .index.schema import SessionRow, connect
+from .index.schema import SessionRow
 from .index.search import ScopeKey
 from .index.search import search as index_search
 from .log import SessionLog
@@ -64,8 +65,7 @@ class SessionService:
         self.project = Path(project).expanduser().resolve()
         self.project_hash = project_hash(self.project)
         self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = None
-        self._conn_ino: int | None = None
+        self._index = IndexFile(self.layout)
         self._fresh: set[bool] = set()  # scopes caught up so far: all_projects False/True
 
     # -- writing -------------------------------------------------------------
@@ -144,34 +144,14 @@ class SessionService:
     # -- the index -----------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
         """The index connection, (re)opened when the file is new, replaced or unreadable."""
-        path = self.layout.index_path
-        try:
-            ino: int | None = path.stat().st_ino
-        except FileNotFoundError:
-            ino = None
-        if self._conn is not None and ino == self._conn_ino:
-            return self._conn
-        self.close()
-        self.layout.ensure()
-        try:
-            conn = connect(path)
-        except MttuiError:
-            raise
-        except sqlite3.DatabaseError as exc:
-            # The index is derived data: an unreadable one is discarded and rebuilt.
-            log.warning("discarding unreadable index (%s)", exc)
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(path) + suffix).unlink(missing_ok=True)
-            conn = connect(path)
-        self._conn, self._conn_ino = conn, path.stat().st_ino
-        self._fresh.clear()
+        conn, new = self._index.get()
+        if new:
+            self._fresh.clear()
         return conn
 
     def close(self) -> None:
         """Close the index connection (it reopens on the next call)."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        self._index.close()
 
     def _index_file(self, path: Path) -> None:
         """Bring the index up to date with one file right after an append (fsynced).
@@ -185,18 +165,19 @@ class SessionService:
             except (sqlite3.Error, OSError, MttuiError) as exc:
                 log.warning("index not updated for %s: %s", path.name, exc)
 
-    def catch_up(self, *, all_projects: bool = False) -> None:
+    def catch_up(self, *, all_projects: bool = False) -> bool:
         """Refresh the index from the logs of the project (or of all projects): stat
         every file, read only new bytes, ingest new files, drop vanished ones and
         finish half-done deletes.
 
         Read methods catch up automatically the first time they are used on this
-        service; call this to see other processes' later changes.
+        service; call this to see other processes' later changes. ``True`` if the
+        index changed.
         """
         with self._lock:
             conn = self._db()
             try:
-                ingest.catch_up(
+                changed = ingest.catch_up(
                     conn, self.layout, None if all_projects else self.project_hash,
                     lambda row: finish_delete(conn, self.layout, row),
                 )  # fmt: skip
@@ -204,8 +185,9 @@ class SessionService:
                 # Busy past the timeout (e.g. another process rebuilding): answer
                 # from the index as it is rather than fail a read.
                 log.warning("index catch-up skipped: %s", exc)
-                return
+                return False
             self._fresh.add(all_projects)
+            return changed
 
     def _ensure_fresh(self, all_projects: bool = False) -> sqlite3.Connection:
         conn = self._db()
@@ -214,9 +196,16 @@ class SessionService:
         return conn
 
     def _row(self, session_id: str) -> SessionRow:
-        """The session's index row, refreshed from its file; raises ``SessionNotFound``."""
-        conn = self._ensure_fresh()
+        """The session's index row, refreshed from its file; raises ``SessionNotFound``.
+
+        A session the index knows needs no catch-up of the project: its own file is
+        read up to date below.
+        """
+        conn = self._db()
         row = session_row(conn, session_id)
+        if row is None or row["deleting"]:
+            self._ensure_fresh()
+            row = session_row(conn, session_id)
         if row is None or row["deleting"]:
             self._ensure_fresh(all_projects=True)
             row = session_row(conn, session_id)
@@ -232,11 +221,16 @@ class SessionService:
 
     # -- reading -------------------------------------------------------------
     def list_sessions(
-        self, *, all_projects: bool = False, limit: int = 50, cursor: str | None = None
+        self, *, all_projects: bool = False, limit: int = 50, cursor: str | None = None,
+        fresh: bool = True,
     ) -> SessionPage:
-        """Newest first (updated_at DESC, id DESC); pass ``next_cursor`` for the next page."""
+        """Newest first (updated_at DESC, id DESC); pass ``next_cursor`` for the next page.
+
+        ``fresh=False`` answers from the index as it is, without the first catch-up
+        (a screen shows that at once and catches up after it).
+        """
         with self._lock:
-            conn = self._ensure_fresh(all_projects)
+            conn = self._ensure_fresh(all_projects) if fresh else self._db()
             phash = None if all_projects else self.project_hash
             page = queries.list_page(conn, self.layout, phash, limit, cursor)
         return page.with_forks()

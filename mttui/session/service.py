@@ -10,10 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar, cast
 
-from .delete import delete_session, finish_delete
-from .doctor import run_doctor
 from .errors import MttuiError, SessionNotFound
-from .export import export_jsonl, export_markdown
 from .index import ingest, marker_rows, queries
 from .index.handle import IndexFile
 from .index.ingest import ingest_file, rel_path, session_row
@@ -37,7 +34,7 @@ from .reader import ReadStats, first_record, read_all, read_records
 from .record_types import Record
 from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
-from .totals import indexed_lane, indexed_thread, indexed_totals
+from .totals import indexed_lane, indexed_thread, indexed_totals, project_grants
 from .usage import last_usage
 from .writer import SessionWriter
 
@@ -179,7 +176,7 @@ class SessionService:
             try:
                 changed = ingest.catch_up(
                     conn, self.layout, None if all_projects else self.project_hash,
-                    lambda row: finish_delete(conn, self.layout, row),
+                    lambda row: self._finish_delete(conn, row),
                 )  # fmt: skip
             except sqlite3.OperationalError as exc:
                 # Busy past the timeout (e.g. another process rebuilding): answer
@@ -188,6 +185,11 @@ class SessionService:
                 return False
             self._fresh.add(all_projects)
             return changed
+
+    def _finish_delete(self, conn: sqlite3.Connection, row: SessionRow) -> None:
+        from .delete import finish_delete  # rare: a delete that crashed half-way
+
+        finish_delete(conn, self.layout, row)
 
     def _ensure_fresh(self, all_projects: bool = False) -> sqlite3.Connection:
         conn = self._db()
@@ -314,10 +316,7 @@ class SessionService:
             if session_id is not None:
                 row = self._row(session_id)
                 return {row["id"]: json.loads(row["grants"] or "[]")}
-            rows = self._ensure_fresh().execute(
-                "SELECT id, grants FROM sessions WHERE project_hash = ? AND deleting = 0 "
-                "AND grants != '[]' ORDER BY updated_at DESC, id DESC", (self.project_hash,))
-            return {r[0]: json.loads(r[1]) for r in rows}
+            return project_grants(self._ensure_fresh(), self.project_hash)
 
     def markers(self, session_id: str) -> list[Marker]:
         """The session's compression and resume markers, placed among its messages
@@ -334,6 +333,8 @@ class SessionService:
         """The session as ``markdown`` or ``jsonl`` text chunks (streamed)."""
         if fmt not in ("markdown", "jsonl"):
             raise MttuiError(f"unknown export format {fmt!r} (use markdown or jsonl)")
+        from .export import export_jsonl, export_markdown
+
         info = self.get(session_id)
         if fmt == "jsonl":
             return export_jsonl(info.path)
@@ -364,6 +365,8 @@ class SessionService:
 
     def delete(self, session_id: str) -> None:
         """Staged delete (see ``delete``); raises ``SessionLocked`` if it is being written."""
+        from .delete import delete_session
+
         with self._lock:
             delete_session(self._db(), self.layout, self._row(session_id))
 
@@ -379,7 +382,7 @@ class SessionService:
             for (sid,) in conn.execute("SELECT id FROM sessions WHERE deleting = 1").fetchall():
                 row = session_row(conn, sid)
                 if row is not None:
-                    finish_delete(conn, self.layout, row)
+                    self._finish_delete(conn, row)
         result = ingest.rebuild(self.layout, progress)
         with self._lock:
             self._fresh.update((True, False))
@@ -388,6 +391,8 @@ class SessionService:
     def doctor(self, repair: bool = False) -> DoctorReport:
         """Check every log against the index; ``repair`` finishes deletes, fixes
         permissions and rebuilds the index."""
+        from .doctor import run_doctor  # its checks are imported only for it
+
         with self._lock:
             return run_doctor(self.layout, self._db(), self.reindex, repair=repair)
 

@@ -49,3 +49,12 @@ def indexed_thread(conn: sqlite3.Connection, sess: int) -> str | None:
 def indexed_lane(conn: sqlite3.Connection, sess: int) -> Lane:
     """Every pending item of the session (not only the active ones), as the index has it."""
     return load_lane(conn, sess, everything=True)
+
+
+def project_grants(conn: sqlite3.Connection, phash: str) -> dict[str, list[str]]:
+    """The tools granted (remembered, not revoked) by session id, for the sessions of
+    project ``phash`` that have any, newest first."""
+    rows = conn.execute(
+        "SELECT id, grants FROM sessions WHERE project_hash = ? AND deleting = 0 "
+        "AND grants != '[]' ORDER BY updated_at DESC, id DESC", (phash,))
+    return {r[0]: json.loads(r[1]) for r in rows}

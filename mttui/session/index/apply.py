@@ -53,6 +53,11 @@ def content_text(content: object) -> str:
 
 
 def preview_of(text: str, extra: Mapping[str, object] | None) -> str:
+    if len(text) > 4 * PREVIEW_CHARS:  # a long text: its start is enough, most often
+        words = text[: 4 * PREVIEW_CHARS].split()[:-1]  # the last one may be cut
+        head = " ".join(words)
+        if len(head) >= PREVIEW_CHARS:  # the whole text flattens to more than this
+            return head[: PREVIEW_CHARS - 1] + "…"
     flat = " ".join(text.split())
     calls = extra.get("tool_calls") if extra else None
     if not flat and calls and isinstance(calls, Iterable):

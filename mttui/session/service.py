@@ -34,7 +34,7 @@ from .reader import ReadStats, first_record, read_all, read_records
 from .record_types import Record
 from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
-from .totals import indexed_lane, indexed_thread, indexed_totals, project_grants
+from .totals import OpenState, indexed_open, indexed_thread, project_grants
 from .usage import last_usage
 from .writer import SessionWriter
 
@@ -130,12 +130,12 @@ class SessionService:
                 return None
 
     def _writer(self, log: SessionLog, *, thread_id: str | None) -> SessionWriter:
-        writer = SessionWriter(log, thread_id=thread_id, project=str(self.project),
-                               project_hash=self.project_hash, on_append=self._index_file)
         # what the writer's readers may take from the index instead of the log
         path, sid = log.path, log.session_id
-        writer.totals_source = lambda: self._with_indexed(path, sid, indexed_totals)
-        writer.lane_source = lambda: self._with_indexed(path, sid, indexed_lane)
+        state = OpenState(lambda: self._with_indexed(path, sid, indexed_open), self._index_file)
+        writer = SessionWriter(log, thread_id=thread_id, project=str(self.project),
+                               project_hash=self.project_hash, on_append=state.appended)
+        writer.totals_source, writer.lane_source = state.totals, state.lane
         return writer
 
     # -- the index -----------------------------------------------------------

@@ -10,15 +10,19 @@ from pathlib import Path
 from mttui.session.models import ReindexResult
 from mttui.session.service import SessionService
 
+from .agent_data import make_agent_home
 from .data import Written, make_home
 
 SIZES = {
     # corpus: sessions x messages (B2, B8, B10); big: one session (B1); many: sessions (B3)
-    "small": {"corpus": (20, 1000), "big": 20_000, "many": 500, "repeats": 5, "base_repeats": 1},
+    # agent: agent-shaped sessions x messages (B8: tool calls, source code, logs, CJK)
+    "small": {"corpus": (20, 1000), "big": 20_000, "many": 500, "repeats": 5, "base_repeats": 1,
+              "agent": (10, 100)},
     "full": {
         "corpus": (1000, 1000),
         "big": 1_000_000,
         "many": 10_000,
+        "agent": (250, 400),
         "repeats": 21,
         "base_repeats": 3,
     },  # fmt: skip
@@ -75,7 +79,8 @@ class Context:
         if name not in self._cache:
             sys.stderr.write(f"generating {name}: {sessions} sessions x {per_session} messages\n")
             start = time.perf_counter()
-            home, project, files = make_home(
+            make = make_agent_home if name == "agent" else make_home
+            home, project, files = make(
                 self.root / name, sessions=sessions, messages_per_session=per_session
             )
             generated = time.perf_counter() - start
@@ -88,6 +93,10 @@ class Context:
     def corpus(self) -> DataSet:
         sessions, per = self.params["corpus"]
         return self._build("corpus", sessions, per)
+
+    def agent(self) -> DataSet:
+        sessions, per = self.params["agent"]
+        return self._build("agent", sessions, per)
 
     def big(self) -> DataSet:
         return self._build("big", 1, self.params["big"])

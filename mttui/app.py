@@ -28,7 +28,6 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from mttui.config import Settings
-from mttui.core.handle import RunnerFactory, langgraph_runner
 from mttui.messages import BackToBrowser, OpenSession, SessionsLoaded
 from mttui.screens.browser import BrowserScreen
 from mttui.session.service import SessionService
@@ -36,6 +35,7 @@ from mttui.widgets.workers import report_worker_error
 
 if TYPE_CHECKING:
     from mttui.core.chat_session import ChatSession
+    from mttui.core.handle import RunnerFactory
 
 Clock = Callable[[], datetime]
 
@@ -66,14 +66,14 @@ class MttuiApp(App[None]):
     ]
 
     def __init__(self, service: SessionService, settings: Settings,
-                 runtime_factory: RunnerFactory = langgraph_runner, *,
+                 runtime_factory: RunnerFactory | None = None, *,
                  open_session: str | None = None, open_browser: bool = True,
                  around: int | None = None, all_projects: bool = False,
                  clock: Clock | None = None, warm_up: bool = True) -> None:
         super().__init__()
         self.service = service
         self.settings = settings
-        self.runtime_factory = runtime_factory
+        self._runtime_factory = runtime_factory
         self.open_session = open_session
         self.open_browser = open_browser
         self.around = around
@@ -89,6 +89,16 @@ class MttuiApp(App[None]):
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
         if self.keymap:
             self.set_keymap(self.keymap)
+
+    @property
+    def runtime_factory(self) -> RunnerFactory:
+        """The runner factory given, else the LangGraph one (its module is imported
+        only when a chat opens, not before the first frame)."""
+        if self._runtime_factory is None:
+            from mttui.core.handle import langgraph_runner
+
+            self._runtime_factory = langgraph_runner
+        return self._runtime_factory
 
     # -- start ----------------------------------------------------------------
     def on_mount(self) -> None:
@@ -106,7 +116,8 @@ class MttuiApp(App[None]):
             self.set_timer(1.0, self._start_warm_up)
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
-        self._start_warm_up()
+        if message.final:  # after the browser's catch-up, not competing with it
+            self._start_warm_up()
 
     def _start_warm_up(self) -> None:
         if not self.warm_up or self._warmed:

@@ -13,9 +13,10 @@ class SessionsLoaded(Message):
     """A keyset page of the session list (``reset``: it replaces the list)."""
 
     def __init__(self, page: SessionPage, *, reset: bool, all_projects: bool,
-                 serial: int = 0) -> None:
+                 serial: int = 0, final: bool = True) -> None:
         super().__init__()
         self.serial = serial
+        self.final = final  # False: more of this load follows (the catch-up runs)
         self.page = page
         self.reset = reset
         self.all_projects = all_projects

@@ -37,6 +37,8 @@ RECORD = st.one_of(
               st.one_of(st.none(), st.floats(0, 1, allow_nan=False), st.just("bad"))),
     st.tuples(st.just("session_clear"), st.integers(0, 3), st.none()),
     st.tuples(st.just("chosen_model"), st.sampled_from(["m1", "m2"]), st.booleans()),
+    st.tuples(st.just("resumed"), st.sampled_from(["execution", "reasoning"]), st.booleans()),
+    st.tuples(st.just("rewind"), st.integers(0, 5), st.booleans()),
 )
 OPS = st.lists(
     st.one_of(
@@ -79,6 +81,10 @@ def _fields(spec: tuple[Any, ...], n: int) -> tuple[str, dict[str, Any]]:
         return "run_end", {"run_id": "x", "status": "completed", "usage": usage}
     if kind == "session_clear":
         return "session_clear", {"thread_id": f"t{a}"}
+    if kind == "resumed":  # a marker only with warnings
+        return "session_resumed", {"mode": a, "warnings": ["tool_interrupted"] if b else []}
+    if kind == "rewind":
+        return "rewind", {"to_seq": a, "thread_id": f"t{a}", **({"undo": True} if b else {})}
     if kind == "chosen_model":
         return "session_update", {"model": a, **({"chosen": True} if b else {})}
     return "compression", {"summary": "s", "removed_count": 1, "kept_count": 1}

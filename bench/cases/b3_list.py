@@ -6,6 +6,7 @@ import json
 import os
 
 from ..context import Context
+from ..fresh import bare_interpreter, fresh_cli
 from ..timing import Row, fmt_time, median_time, speed_row
 
 CASE = "B3"
@@ -35,6 +36,10 @@ def run(ctx: Context) -> list[Row]:
     base = median_time(baseline, ctx.params["base_repeats"], warmup=0)
     mine = median_time(ours, ctx.params["repeats"] * 5)
     catch_up = median_time(data.service.catch_up, ctx.params["repeats"])
+    fresh_repeats = max(3, ctx.params["repeats"] // 2)
+    bare = bare_interpreter(ctx.root, fresh_repeats)
+    fresh = fresh_cli(ctx.root, data.home, data.project, ["sessions", "--limit", "50"],
+                      fresh_repeats)
     return [
         speed_row(f"B3 list newest 50 of {len(paths):,} sessions", base, mine, 100, 0.010),
         Row(
@@ -45,4 +50,7 @@ def run(ctx: Context) -> list[Row]:
             "—",
             None,
         ),  # fmt: skip
+        Row(f"B3 (info) `mttui sessions`, fresh process, catch-up of {len(paths):,} files "
+            "included", f"python -c pass {fmt_time(bare)}", fmt_time(fresh),
+            f"+{fmt_time(fresh - bare)} over the interpreter", "—", None),
     ]

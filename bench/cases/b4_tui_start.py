@@ -3,7 +3,8 @@
 Each start is a fresh interpreter (imports are the cost). The clock runs from
 ``Popen`` until the child reports that the browser shows its first page of
 sessions; the baseline is the same app after importing LangGraph and
-langchain-openai eagerly.
+langchain-openai eagerly. Measured quiet, and again beside a CPU-bound process
+(what a start feels like while a build or the test suite runs).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..context import Context
+from ..context import Context, DataSet
 from ..timing import Row, fmt_time
 
 CASE = "B4"
@@ -62,14 +63,30 @@ def _start(home: Path, project: Path, mode: str) -> float:
     return elapsed
 
 
-def run(ctx: Context) -> list[Row]:
-    data = ctx.many()
-    repeats = max(3, ctx.params["repeats"] // 3)
+BUSY = "while True: pass"  # a CPU-bound process beside the start (one of the two cores)
+
+
+def _measure(data: DataSet, repeats: int) -> tuple[float, float]:
     lazy, eager = [], []
     for _ in range(repeats):  # interleaved, so noise hits both alike
         lazy.append(_start(data.home, data.project, "lazy"))
         eager.append(_start(data.home, data.project, "eager"))
-    mine, base = statistics.median(lazy), statistics.median(eager)
-    return [Row(f"B4 TUI start to interactive browser, {len(data.files):,} sessions",
-                fmt_time(base), fmt_time(mine), f"{base / mine:.1f}× faster",
-                "≤ 600 ms", mine <= 0.6)]  # fmt: skip
+    return statistics.median(lazy), statistics.median(eager)
+
+
+def run(ctx: Context) -> list[Row]:
+    data = ctx.many()
+    repeats = max(3, ctx.params["repeats"] // 3)
+    mine, base = _measure(data, repeats)
+    busy = subprocess.Popen([sys.executable, "-c", BUSY])
+    try:
+        busy_mine, busy_base = _measure(data, repeats if ctx.size == "full" else 1)
+    finally:
+        busy.kill()
+        busy.wait()
+    what = f"B4 TUI start to interactive browser, {len(data.files):,} sessions"
+    return [Row(f"{what}, quiet", fmt_time(base), fmt_time(mine), f"{base / mine:.1f}× faster",
+                "≤ 300 ms", mine <= 0.3),
+            Row(f"{what}, beside a CPU-bound process", fmt_time(busy_base),
+                fmt_time(busy_mine), f"{busy_base / busy_mine:.1f}× faster", "≤ 600 ms",
+                busy_mine <= 0.6)]  # fmt: skip

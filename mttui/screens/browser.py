@@ -107,14 +107,27 @@ class BrowserScreen(Screen[None]):
 
     @work(thread=True, group="sessions", exit_on_error=False, name="listing sessions")
     def _fetch(self, cursor: str | None, reset: bool, all_projects: bool, serial: int) -> None:
+        service = self.service
         if reset:
-            self.service.catch_up(all_projects=all_projects)
-        page = self.service.list_sessions(all_projects=all_projects, limit=PAGE, cursor=cursor)
+            # The first page from the index as it is, at once; then the catch-up
+            # (a stat of every log) and the page again if it changed.
+            first = service.list_sessions(all_projects=all_projects, limit=PAGE, fresh=False)
+            if first.sessions:  # an empty index may only be behind: no "no sessions" yet
+                self.post_message(SessionsLoaded(first, reset=True, all_projects=all_projects,
+                                                 serial=serial, final=False))
+            service.catch_up(all_projects=all_projects)
+            page = service.list_sessions(all_projects=all_projects, limit=PAGE)
+            if first.sessions and page == first:
+                self.post_message(SessionsLoaded(page, reset=False, all_projects=all_projects,
+                                                 serial=serial))  # no change: done
+                return
+        else:
+            page = service.list_sessions(all_projects=all_projects, limit=PAGE, cursor=cursor)
         self.post_message(SessionsLoaded(page, reset=reset, all_projects=all_projects,
                                          serial=serial))
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
-        self.fetching = False
+        self.fetching = not message.final  # no paging until the catch-up is done
         if message.serial != self._serial:
             return  # a newer reload is on its way
         self.next_cursor = message.page.next_cursor

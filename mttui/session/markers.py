@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 from .reader import parse_line
+from .record_types import Record
 
 MarkerKind = Literal["compression", "resumed", "cleared", "rewind"]
 
@@ -21,11 +22,15 @@ CHUNK = 1 << 20
 MESSAGE = b'\n{"type":"transcript_message"'
 # records that also carry a transcript message (pending.md): a steer, a taken queue item
 ALSO_MESSAGES = (b'\n{"type":"pending_steer"', b'\n{"type":"pending_take"')
+# record type -> marker kind (the index keeps them too: index/marker_rows.py)
+RECORD_KINDS: dict[str, MarkerKind] = {
+    "compression": "compression",
+    "session_resumed": "resumed",
+    "session_clear": "cleared",  # /clear: the divider in the history
+    "rewind": "rewind",  # a conversation rewind or its undo (timetravel.md)
+}
 KINDS: dict[bytes, MarkerKind] = {
-    b'\n{"type":"compression"': "compression",
-    b'\n{"type":"session_resumed"': "resumed",
-    b'\n{"type":"session_clear"': "cleared",  # /clear: the divider in the history
-    b'\n{"type":"rewind"': "rewind",  # a conversation rewind or its undo (timetravel.md)
+    b'\n{"type":"' + t.encode() + b'"': k for t, k in RECORD_KINDS.items()
 }
 
 
@@ -84,9 +89,14 @@ def _count(buf: bytes, start: int, end: int) -> int:
 
 def _parse(line: bytes, kind: MarkerKind, anchor: int) -> Marker | None:
     rec = parse_line(line.strip())  # type-checked, never raises (reader)
-    if rec is None:
+    return None if rec is None else marker_of(rec, anchor)
+
+
+def marker_of(rec: Record, anchor: int) -> Marker | None:
+    """The marker a record makes after ``anchor`` messages, if it makes one."""
+    kind = RECORD_KINDS.get(rec["type"])
+    if kind is None:
         return None
-    seq = rec["seq"]
     if kind == "resumed" and not rec.get("warnings"):
         return None  # a clean resume is not worth an item in the history
-    return Marker(kind, anchor, seq, dict(rec))
+    return Marker(kind, anchor, rec["seq"], dict(rec))

@@ -113,12 +113,14 @@ class SessionPage:
     next_cursor: str | None
 
     def with_forks(self) -> SessionPage:
-        """The page with each session's ``forked_from`` (its log's first line: cheap)."""
+        """The page with each session's ``forked_from`` (from the index; else its log's
+        first line)."""
         from dataclasses import replace
 
         from .timeline import fork_origin
 
-        sessions = [replace(s, fork=fork_origin(s.path) or {}) for s in self.sessions]
+        sessions = [s if s.fork is not None else replace(s, fork=fork_origin(s.path) or {})
+                    for s in self.sessions]
         return replace(self, sessions=sessions)
 
 

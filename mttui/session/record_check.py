@@ -166,8 +166,8 @@ def _fields(
     bad: list[str] = []
     for key, value in rec.items():
         check = fields.get(key)
-        if check is None:
-            out[key] = value
+        if check is None or (value.__class__ is str and check in _TAKES_TEXT):
+            out[key] = value  # unknown, or text where text is fine: most fields
             continue
         if value is None and check not in (_text, _integer, _flag, _flag_or_text, _content):
             continue  # a null list/object: as if absent
@@ -183,6 +183,9 @@ def _fields(
             fixed = dict(fixed)
         out[key] = fixed
     return out, bad
+
+
+_TAKES_TEXT = frozenset({_text, _content, _flag_or_text})
 
 
 def checked(rec: dict[str, Value]) -> tuple[dict[str, Value], list[str]]:

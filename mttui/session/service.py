@@ -10,17 +10,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar, cast
 
-from .delete import delete_session, finish_delete
-from .doctor import run_doctor
 from .errors import MttuiError, SessionNotFound
-from .export import export_jsonl, export_markdown
-from .index import ingest, queries
+from .index import ingest, marker_rows, queries
+from .index.handle import IndexFile
 from .index.ingest import ingest_file, rel_path, session_row
-from .index.schema import SessionRow, connect
+from .index.schema import SessionRow
 from .index.search import ScopeKey
 from .index.search import search as index_search
 from .log import SessionLog
-from .markers import Marker, scan_markers
+from .markers import Marker
 from .models import (
     DoctorReport,
     HistoryPage,
@@ -36,7 +34,7 @@ from .reader import ReadStats, first_record, read_all, read_records
 from .record_types import Record
 from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
-from .totals import indexed_lane, indexed_thread, indexed_totals
+from .totals import OpenState, indexed_open, indexed_thread, project_grants
 from .usage import last_usage
 from .writer import SessionWriter
 
@@ -64,8 +62,7 @@ class SessionService:
         self.project = Path(project).expanduser().resolve()
         self.project_hash = project_hash(self.project)
         self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = None
-        self._conn_ino: int | None = None
+        self._index = IndexFile(self.layout)
         self._fresh: set[bool] = set()  # scopes caught up so far: all_projects False/True
 
     # -- writing -------------------------------------------------------------
@@ -133,45 +130,25 @@ class SessionService:
                 return None
 
     def _writer(self, log: SessionLog, *, thread_id: str | None) -> SessionWriter:
-        writer = SessionWriter(log, thread_id=thread_id, project=str(self.project),
-                               project_hash=self.project_hash, on_append=self._index_file)
         # what the writer's readers may take from the index instead of the log
         path, sid = log.path, log.session_id
-        writer.totals_source = lambda: self._with_indexed(path, sid, indexed_totals)
-        writer.lane_source = lambda: self._with_indexed(path, sid, indexed_lane)
+        state = OpenState(lambda: self._with_indexed(path, sid, indexed_open), self._index_file)
+        writer = SessionWriter(log, thread_id=thread_id, project=str(self.project),
+                               project_hash=self.project_hash, on_append=state.appended)
+        writer.totals_source, writer.lane_source = state.totals, state.lane
         return writer
 
     # -- the index -----------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
         """The index connection, (re)opened when the file is new, replaced or unreadable."""
-        path = self.layout.index_path
-        try:
-            ino: int | None = path.stat().st_ino
-        except FileNotFoundError:
-            ino = None
-        if self._conn is not None and ino == self._conn_ino:
-            return self._conn
-        self.close()
-        self.layout.ensure()
-        try:
-            conn = connect(path)
-        except MttuiError:
-            raise
-        except sqlite3.DatabaseError as exc:
-            # The index is derived data: an unreadable one is discarded and rebuilt.
-            log.warning("discarding unreadable index (%s)", exc)
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(path) + suffix).unlink(missing_ok=True)
-            conn = connect(path)
-        self._conn, self._conn_ino = conn, path.stat().st_ino
-        self._fresh.clear()
+        conn, new = self._index.get()
+        if new:
+            self._fresh.clear()
         return conn
 
     def close(self) -> None:
         """Close the index connection (it reopens on the next call)."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        self._index.close()
 
     def _index_file(self, path: Path) -> None:
         """Bring the index up to date with one file right after an append (fsynced).
@@ -185,27 +162,34 @@ class SessionService:
             except (sqlite3.Error, OSError, MttuiError) as exc:
                 log.warning("index not updated for %s: %s", path.name, exc)
 
-    def catch_up(self, *, all_projects: bool = False) -> None:
+    def catch_up(self, *, all_projects: bool = False) -> bool:
         """Refresh the index from the logs of the project (or of all projects): stat
         every file, read only new bytes, ingest new files, drop vanished ones and
         finish half-done deletes.
 
         Read methods catch up automatically the first time they are used on this
-        service; call this to see other processes' later changes.
+        service; call this to see other processes' later changes. ``True`` if the
+        index changed.
         """
         with self._lock:
             conn = self._db()
             try:
-                ingest.catch_up(
+                changed = ingest.catch_up(
                     conn, self.layout, None if all_projects else self.project_hash,
-                    lambda row: finish_delete(conn, self.layout, row),
+                    lambda row: self._finish_delete(conn, row),
                 )  # fmt: skip
             except sqlite3.OperationalError as exc:
                 # Busy past the timeout (e.g. another process rebuilding): answer
                 # from the index as it is rather than fail a read.
                 log.warning("index catch-up skipped: %s", exc)
-                return
+                return False
             self._fresh.add(all_projects)
+            return changed
+
+    def _finish_delete(self, conn: sqlite3.Connection, row: SessionRow) -> None:
+        from .delete import finish_delete  # rare: a delete that crashed half-way
+
+        finish_delete(conn, self.layout, row)
 
     def _ensure_fresh(self, all_projects: bool = False) -> sqlite3.Connection:
         conn = self._db()
@@ -214,9 +198,16 @@ class SessionService:
         return conn
 
     def _row(self, session_id: str) -> SessionRow:
-        """The session's index row, refreshed from its file; raises ``SessionNotFound``."""
-        conn = self._ensure_fresh()
+        """The session's index row, refreshed from its file; raises ``SessionNotFound``.
+
+        A session the index knows needs no catch-up of the project: its own file is
+        read up to date below.
+        """
+        conn = self._db()
         row = session_row(conn, session_id)
+        if row is None or row["deleting"]:
+            self._ensure_fresh()
+            row = session_row(conn, session_id)
         if row is None or row["deleting"]:
             self._ensure_fresh(all_projects=True)
             row = session_row(conn, session_id)
@@ -232,11 +223,16 @@ class SessionService:
 
     # -- reading -------------------------------------------------------------
     def list_sessions(
-        self, *, all_projects: bool = False, limit: int = 50, cursor: str | None = None
+        self, *, all_projects: bool = False, limit: int = 50, cursor: str | None = None,
+        fresh: bool = True,
     ) -> SessionPage:
-        """Newest first (updated_at DESC, id DESC); pass ``next_cursor`` for the next page."""
+        """Newest first (updated_at DESC, id DESC); pass ``next_cursor`` for the next page.
+
+        ``fresh=False`` answers from the index as it is, without the first catch-up
+        (a screen shows that at once and catches up after it).
+        """
         with self._lock:
-            conn = self._ensure_fresh(all_projects)
+            conn = self._ensure_fresh(all_projects) if fresh else self._db()
             phash = None if all_projects else self.project_hash
             page = queries.list_page(conn, self.layout, phash, limit, cursor)
         return page.with_forks()
@@ -320,14 +316,14 @@ class SessionService:
             if session_id is not None:
                 row = self._row(session_id)
                 return {row["id"]: json.loads(row["grants"] or "[]")}
-            rows = self._ensure_fresh().execute(
-                "SELECT id, grants FROM sessions WHERE project_hash = ? AND deleting = 0 "
-                "AND grants != '[]' ORDER BY updated_at DESC, id DESC", (self.project_hash,))
-            return {r[0]: json.loads(r[1]) for r in rows}
+            return project_grants(self._ensure_fresh(), self.project_hash)
 
     def markers(self, session_id: str) -> list[Marker]:
-        """The session's compression and resume markers, placed among its messages."""
-        return scan_markers(self.get(session_id).path)
+        """The session's compression and resume markers, placed among its messages
+        (from the index: the log is not read)."""
+        with self._lock:
+            row = self._row(session_id)
+            return marker_rows.load(self._db(), row["sess"])
 
     def last_usage(self, session_id: str) -> tuple[int, bool] | None:
         """``(tokens, estimated)``: the newest assistant usage in the last 50 messages."""
@@ -337,6 +333,8 @@ class SessionService:
         """The session as ``markdown`` or ``jsonl`` text chunks (streamed)."""
         if fmt not in ("markdown", "jsonl"):
             raise MttuiError(f"unknown export format {fmt!r} (use markdown or jsonl)")
+        from .export import export_jsonl, export_markdown
+
         info = self.get(session_id)
         if fmt == "jsonl":
             return export_jsonl(info.path)
@@ -367,6 +365,8 @@ class SessionService:
 
     def delete(self, session_id: str) -> None:
         """Staged delete (see ``delete``); raises ``SessionLocked`` if it is being written."""
+        from .delete import delete_session
+
         with self._lock:
             delete_session(self._db(), self.layout, self._row(session_id))
 
@@ -382,7 +382,7 @@ class SessionService:
             for (sid,) in conn.execute("SELECT id FROM sessions WHERE deleting = 1").fetchall():
                 row = session_row(conn, sid)
                 if row is not None:
-                    finish_delete(conn, self.layout, row)
+                    self._finish_delete(conn, row)
         result = ingest.rebuild(self.layout, progress)
         with self._lock:
             self._fresh.update((True, False))
@@ -391,6 +391,8 @@ class SessionService:
     def doctor(self, repair: bool = False) -> DoctorReport:
         """Check every log against the index; ``repair`` finishes deletes, fixes
         permissions and rebuilds the index."""
+        from .doctor import run_doctor  # its checks are imported only for it
+
         with self._lock:
             return run_doctor(self.layout, self._db(), self.reindex, repair=repair)
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .index.pending_rows import load_lane
 from .pending import Lane
@@ -49,3 +51,49 @@ def indexed_thread(conn: sqlite3.Connection, sess: int) -> str | None:
 def indexed_lane(conn: sqlite3.Connection, sess: int) -> Lane:
     """Every pending item of the session (not only the active ones), as the index has it."""
     return load_lane(conn, sess, everything=True)
+
+
+def project_grants(conn: sqlite3.Connection, phash: str) -> dict[str, list[str]]:
+    """The tools granted (remembered, not revoked) by session id, for the sessions of
+    project ``phash`` that have any, newest first."""
+    rows = conn.execute(
+        "SELECT id, grants FROM sessions WHERE project_hash = ? AND deleting = 0 "
+        "AND grants != '[]' ORDER BY updated_at DESC, id DESC", (phash,))
+    return {r[0]: json.loads(r[1]) for r in rows}
+
+
+def indexed_open(conn: sqlite3.Connection, sess: int) -> tuple[LogTotals | None, Lane]:
+    """The totals and the pending lane, read in one visit."""
+    return indexed_totals(conn, sess), indexed_lane(conn, sess)
+
+
+class OpenState:
+    """What a writer's readers take from the index when a session opens (the runner's
+    totals, the pending lane), read in one visit to the index for both. Each is handed
+    out once (the lane is changed by its user); an append drops what was read."""
+
+    def __init__(self, read: Callable[[], tuple[LogTotals | None, Lane] | None],
+                 index_file: Callable[[Path], None]) -> None:
+        self._read = read
+        self._index_file = index_file  # the service's update of the index after an append
+        self._found: tuple[LogTotals | None, Lane] | None = None
+        self._taken: set[int] = set()
+
+    def _take(self, part: int) -> tuple[LogTotals | None, Lane] | None:
+        if self._found is None or part in self._taken:
+            self._found, self._taken = self._read(), set()
+        self._taken.add(part)
+        return self._found
+
+    def totals(self) -> LogTotals | None:
+        found = self._take(0)
+        return None if found is None else found[0]
+
+    def lane(self) -> Lane | None:
+        found = self._take(1)
+        return None if found is None else found[1]
+
+    def appended(self, path: Path) -> None:
+        """The writer's ``on_append``: what was read is stale; the index is updated."""
+        self._found = None
+        self._index_file(path)

@@ -15,7 +15,7 @@ def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
         out: dict[str, list[tuple[Any, ...]]] = {}
         cols = [r[1] for r in conn.execute("PRAGMA table_info(sessions)") if r[1] != "sess"]
         out["sessions"] = sorted(conn.execute(f"SELECT {', '.join(cols)} FROM sessions"))
-        for table in ("messages", "approvals", "open_tools", "pending", "threads"):
+        for table in ("messages", "approvals", "open_tools", "pending", "threads", "markers"):
             tcols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
             keep = [f"t.{c}" for c in tcols if c not in ("sess", "rid")]
             out[table] = sorted(

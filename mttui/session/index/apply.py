@@ -12,10 +12,11 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 
+from ..markers import RECORD_KINDS, marker_of
 from ..pending import message_of, read_ids
 from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
-from . import cjk
+from . import cjk, marker_rows
 from .activity import is_activity
 from .pending_rows import PendingProjection, move_to_end
 from .schema import SessionRow, SQLValue
@@ -52,6 +53,11 @@ def content_text(content: object) -> str:
 
 
 def preview_of(text: str, extra: Mapping[str, object] | None) -> str:
+    if len(text) > 4 * PREVIEW_CHARS:  # a long text: its start is enough, most often
+        words = text[: 4 * PREVIEW_CHARS].split()[:-1]  # the last one may be cut
+        head = " ".join(words)
+        if len(head) >= PREVIEW_CHARS:  # the whole text flattens to more than this
+            return head[: PREVIEW_CHARS - 1] + "…"
     flat = " ".join(text.split())
     calls = extra.get("tool_calls") if extra else None
     if not flat and calls and isinstance(calls, Iterable):
@@ -115,11 +121,18 @@ class SessionApplier:
             self._badges_dirty = True
         if handler is not None:
             handler(offset, rec, ts or "")
+        if kind in RECORD_KINDS:
+            marker = marker_of(rec, row["message_count"])
+            if marker is not None:
+                marker_rows.add(self.conn, self.sess, marker)
 
     def _on_session_start(self, offset: int, rec: Record, ts: str) -> None:
         project = rec.get("project")
         if isinstance(project, str):
             self.row["project"] = project
+        origin = rec.get("forked_from")
+        if isinstance(origin, dict):
+            self.row["forked_from"] = json.dumps(origin, ensure_ascii=False)
         self._on_session_update(offset, rec, ts)
 
     def _on_session_update(self, offset: int, rec: Record, ts: str) -> None:

@@ -212,12 +212,14 @@ def catch_up(
     layout: Layout,
     phash: str | None,
     finish_delete: Callable[[SessionRow], None],
-) -> None:
-    """Cheap refresh: stat every log, read only new bytes, drop vanished files.
+) -> bool:
+    """Cheap refresh: stat every log, read only new bytes, drop vanished files;
+    ``True`` if any session changed.
 
     Sessions marked ``deleting`` (a delete that crashed half-way) are handed to
     ``finish_delete``; their files are never re-ingested.
     """
+    changed = False
     sql = (
         "SELECT id, path, file_size, file_mtime_ns, deleting, byte_offset, torn_tail FROM sessions"
     )
@@ -232,17 +234,19 @@ def catch_up(
         old = known.get(rel)
         if old is not None and (old[4] or _unchanged(old[2], old[3], old[5], old[6], st)):
             continue
-        ingest_file(conn, layout, Path(path))
+        changed = ingest_file(conn, layout, Path(path)) or changed
     for rel, old in known.items():
         if old[4] or rel not in seen:
             row = session_row(conn, old[0])
             if row is None:
                 continue
+            changed = True
             if row["deleting"]:
                 finish_delete(row)
             else:
                 with transaction(conn):
                     remove_session_rows(conn, row["sess"])
+    return changed
 
 
 def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:

@@ -15,7 +15,7 @@ from typing import TypeAlias, TypedDict
 
 from ..errors import MttuiError
 from ..paths import FILE_MODE, Layout, secure_file
-from . import cjk
+from . import cjk, marker_rows
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -155,6 +155,7 @@ class SessionRow(TypedDict):
     msg_input_tokens: int
     msg_output_tokens: int
     grants: str
+    forked_from: str
 
 
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
@@ -175,24 +176,39 @@ ALTER TABLE sessions ADD COLUMN compression_offset INTEGER NOT NULL DEFAULT 0;
 UPDATE sessions SET compression_offset = -1 WHERE compression_count > 0
 """
 
+_V1_TABLES = ("messages", "approvals", "open_tools", "pending", "threads")
+
+
+def _redo(tables: tuple[str, ...], only: str | None = None) -> str:
+    """SQL that drops sessions with everything derived from them, so that the next
+    catch-up re-reads their logs: those ``only`` selects (a ``SELECT sess …``), or
+    every session. Sessions half-way through a delete keep their row (the catch-up
+    finishes the delete instead of reading the file again).
+    """
+    if only is None:  # everything: emptied at once, not row by row
+        return ";\n".join([
+            "INSERT INTO messages_fts (messages_fts) VALUES ('delete-all')",
+            *(f"DELETE FROM {t}" for t in tables),
+            "DELETE FROM sessions WHERE deleting = 0",
+        ])  # fmt: skip
+    return ";\n".join([
+        f"CREATE TEMP TABLE redo AS {only}",
+        "INSERT INTO messages_fts (messages_fts, rowid, text) "
+        "SELECT 'delete', rid, text FROM messages WHERE sess IN (SELECT sess FROM redo)",
+        *(f"DELETE FROM {t} WHERE sess IN (SELECT sess FROM redo)" for t in tables),
+        "DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo)",
+        "DROP TABLE redo",
+    ])  # fmt: skip
+
+
 # v3: pending inputs as ``session.pending`` folds them (queue order, steer messages,
 # failures). Sessions projected by v1/v2 are dropped here and re-read from their logs
 # by the next catch-up (their ``pending_*`` records meant something else then).
 _V3 = """
 ALTER TABLE pending ADD COLUMN message_id TEXT;
 ALTER TABLE pending ADD COLUMN error TEXT;
-CREATE TEMP TABLE redo AS SELECT DISTINCT p.sess FROM pending p JOIN sessions s
-    ON s.sess = p.sess WHERE s.deleting = 0;
-INSERT INTO messages_fts (messages_fts, rowid, text)
-    SELECT 'delete', rid, text FROM messages WHERE sess IN (SELECT sess FROM redo);
-DELETE FROM messages WHERE sess IN (SELECT sess FROM redo);
-DELETE FROM approvals WHERE sess IN (SELECT sess FROM redo);
-DELETE FROM open_tools WHERE sess IN (SELECT sess FROM redo);
-DELETE FROM pending WHERE sess IN (SELECT sess FROM redo);
-DELETE FROM threads WHERE sess IN (SELECT sess FROM redo);
-DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo);
-DROP TABLE redo
-"""
+""" + _redo(_V1_TABLES, "SELECT DISTINCT p.sess FROM pending p JOIN sessions s "
+                        "ON s.sess = p.sess WHERE s.deleting = 0")
 
 # v4: usage totals of the runs (``run_end.usage``; ``cost_usd`` null until a run is
 # priced), the model chosen with ``/model`` and the number of ``/clear``s. Sessions
@@ -203,17 +219,7 @@ ALTER TABLE sessions ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN cost_usd REAL;
 ALTER TABLE sessions ADD COLUMN chosen_model TEXT;
 ALTER TABLE sessions ADD COLUMN clear_count INTEGER NOT NULL DEFAULT 0;
-CREATE TEMP TABLE redo4 AS SELECT sess FROM sessions WHERE deleting = 0;
-INSERT INTO messages_fts (messages_fts, rowid, text)
-    SELECT 'delete', rid, text FROM messages WHERE sess IN (SELECT sess FROM redo4);
-DELETE FROM messages WHERE sess IN (SELECT sess FROM redo4);
-DELETE FROM approvals WHERE sess IN (SELECT sess FROM redo4);
-DELETE FROM open_tools WHERE sess IN (SELECT sess FROM redo4);
-DELETE FROM pending WHERE sess IN (SELECT sess FROM redo4);
-DELETE FROM threads WHERE sess IN (SELECT sess FROM redo4);
-DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo4);
-DROP TABLE redo4
-"""
+""" + _redo(_V1_TABLES)
 
 # v5: what a runner needs of a long log without reading it (the ``session_end`` stats
 # and the tools granted for the session), kept like every other column.
@@ -223,26 +229,26 @@ ALTER TABLE sessions ADD COLUMN tool_calls INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN msg_input_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN msg_output_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN grants TEXT NOT NULL DEFAULT '[]';
-CREATE TEMP TABLE redo5 AS SELECT sess FROM sessions WHERE deleting = 0;
-INSERT INTO messages_fts (messages_fts, rowid, text)
-    SELECT 'delete', rid, text FROM messages WHERE sess IN (SELECT sess FROM redo5);
-DELETE FROM messages WHERE sess IN (SELECT sess FROM redo5);
-DELETE FROM approvals WHERE sess IN (SELECT sess FROM redo5);
-DELETE FROM open_tools WHERE sess IN (SELECT sess FROM redo5);
-DELETE FROM pending WHERE sess IN (SELECT sess FROM redo5);
-DELETE FROM threads WHERE sess IN (SELECT sess FROM redo5);
-DELETE FROM sessions WHERE sess IN (SELECT sess FROM redo5);
-DROP TABLE redo5
-"""
+""" + _redo(_V1_TABLES)
+
+# v7: the history's markers (compressions, resumes with warnings, clears, rewinds:
+# marker_rows.py), so opening a chat reads no log; ``forked_from`` of the
+# ``session_start``, so listing reads no first lines. Every session is re-read by the
+# next catch-up, which also recomputes ``updated_at`` as the last conversation
+# activity (older versions moved it on a rename).
+_V7 = marker_rows.SCHEMA + """;
+ALTER TABLE sessions ADD COLUMN forked_from TEXT NOT NULL DEFAULT '';
+""" + _redo((*_V1_TABLES, "cjk_grams", "markers"))
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _run_script(_V1), _run_script(_V2), _run_script(_V3), _run_script(_V4), _run_script(_V5),
     cjk.migrate,  # v6: CJK character pairs for 2-character queries
+    _run_script(_V7),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 # Tables holding per-session rows (the surrogate key ``sess``), for deletes.
-SESSION_TABLES = ("messages", "approvals", "open_tools", "pending", "threads")
+SESSION_TABLES = (*_V1_TABLES, "markers")
 
 
 def connect(path: Path, *, bulk: bool = False) -> sqlite3.Connection:

@@ -1,0 +1,46 @@
+"""Timing ``mttui`` commands in a fresh interpreter, as a user runs them.
+
+An installed package has its bytecode cached; a checkout run with
+``PYTHONDONTWRITEBYTECODE`` compiles every module on every start, which is not
+what a user pays. The commands run with a bytecode cache of their own (under the
+benchmark's temp dir, warmed by a first run), and the same interpreter starting
+and doing nothing is timed beside them: that part is not mttui's to cut.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def _env(cache: Path, home: Path | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    if home is not None:
+        env["MTTUI_HOME"] = str(home)
+    return env
+
+
+def _median(cmd: list[str], cwd: Path, env: dict[str, str], repeats: int) -> float:
+    subprocess.run(cmd, cwd=cwd, env=env, check=True, capture_output=True)  # warms the cache
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(cmd, cwd=cwd, env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bare_interpreter(root: Path, repeats: int) -> float:
+    """Median time of ``python -c pass`` (the interpreter's own start)."""
+    return _median([sys.executable, "-c", "pass"], root, _env(root / "pycache", None), repeats)
+
+
+def fresh_cli(root: Path, home: Path, project: Path, args: list[str], repeats: int) -> float:
+    """Median time of ``mttui ARGS`` (``python -m mttui.cli``) in a new interpreter."""
+    cmd = [sys.executable, "-m", "mttui.cli", *args]
+    return _median(cmd, project, _env(root / "pycache", home), repeats)

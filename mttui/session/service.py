@@ -14,7 +14,7 @@ from .delete import delete_session, finish_delete
 from .doctor import run_doctor
 from .errors import MttuiError, SessionNotFound
 from .export import export_jsonl, export_markdown
-from .index import ingest, queries
+from .index import ingest, owed, queries
 from .index.ingest import ingest_file, rel_path, session_row
 from .index.schema import SessionRow, connect
 from .index.search import ScopeKey
@@ -305,6 +305,7 @@ class SessionService:
             elif scope == "project":
                 key = self.project_hash
             conn = self._ensure_fresh(scope == "all")
+            owed.pay(conn)  # copied messages of a fork become searchable
             return index_search(conn, query, scope=cast(SearchScope, scope), key=key, limit=limit)
 
     def records(self, session_id: str) -> tuple[list[Record], ReadStats]:

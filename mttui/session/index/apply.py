@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from ..pending import message_of, read_ids
 from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
-from . import cjk
+from . import cjk, owed
 from .activity import is_activity
 from .pending_rows import PendingProjection, move_to_end
 from .schema import SessionRow, SQLValue
@@ -217,6 +217,7 @@ class SessionApplier:
                 return
             rid, seq, old_text, extra_json = found
             if text is not None and not self.bulk:
+                owed.pay(self.conn, self.sess)  # a fork's copied row: its FTS row first
                 self.conn.execute(
                     "INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', ?, ?)",
                     (rid, old_text),

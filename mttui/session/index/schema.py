@@ -15,7 +15,7 @@ from typing import TypeAlias, TypedDict
 
 from ..errors import MttuiError
 from ..paths import FILE_MODE, Layout, secure_file
-from . import cjk, owed
+from . import cjk, ledger_rows, owed
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -239,6 +239,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _run_script(_V1), _run_script(_V2), _run_script(_V3), _run_script(_V4), _run_script(_V5),
     cjk.migrate,  # v6: CJK character pairs for 2-character queries
     owed.migrate,  # v7: FTS rows a fast fork still owes
+    ledger_rows.migrate,  # v8: interrupted and settled tool calls (the ⚠ badge)
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

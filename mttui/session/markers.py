@@ -15,7 +15,7 @@ from typing import BinaryIO, Literal
 
 from .reader import parse_line
 
-MarkerKind = Literal["compression", "resumed", "cleared", "rewind"]
+MarkerKind = Literal["compression", "resumed", "cleared", "rewind", "resolution", "denial"]
 
 CHUNK = 1 << 20
 MESSAGE = b'\n{"type":"transcript_message"'
@@ -26,7 +26,11 @@ KINDS: dict[bytes, MarkerKind] = {
     b'\n{"type":"session_resumed"': "resumed",
     b'\n{"type":"session_clear"': "cleared",  # /clear: the divider in the history
     b'\n{"type":"rewind"': "rewind",  # a conversation rewind or its undo (timetravel.md)
+    # the tool ledger: a call settled by the user, a re-run denied at its approval
+    b'\n{"type":"tool_resolution"': "resolution",
+    b'\n{"type":"approval_decision"': "denial",
 }
+LEDGER_KINDS = frozenset({"resolution", "denial"})  # not items: they label tool calls
 
 
 @dataclass
@@ -89,4 +93,6 @@ def _parse(line: bytes, kind: MarkerKind, anchor: int) -> Marker | None:
     seq = rec["seq"]
     if kind == "resumed" and not rec.get("warnings"):
         return None  # a clean resume is not worth an item in the history
+    if kind == "denial" and "deny" not in (rec.get("decisions") or {}).values():
+        return None  # only denials matter to the ledger
     return Marker(kind, anchor, seq, dict(rec))

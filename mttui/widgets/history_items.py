@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mttui.session.markers import Marker
+from mttui.session.markers import LEDGER_KINDS, Marker
 from mttui.session.models import MessageRow
 
 Kind = Literal["user", "assistant", "tool", "compression", "warnings", "notice", "system",
@@ -82,7 +82,8 @@ def items_from_rows(rows: Iterable[MessageRow], markers: Iterable[Marker] = ()) 
     """Items of consecutive message rows (ascending), with the markers among them."""
     out: list[Item] = []
     calls: dict[str, Item] = {}
-    pending = sorted(markers, key=lambda m: (m.anchor, m.record_seq))
+    pending = sorted((m for m in markers if m.kind not in LEDGER_KINDS),
+                     key=lambda m: (m.anchor, m.record_seq))
     mi = 0
 
     def flush_markers(upto: int) -> None:

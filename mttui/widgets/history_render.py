@@ -23,6 +23,7 @@ from ..graph.compression.prompt import snapshot_markdown
 from .clip import clipped
 from .glyphs import ascii_only, glyph
 from .history_items import Item
+from .history_ledger import can_settle, ledger_line
 from .markdown_blocks import markdown_lines
 from .text import full_args, literal, short_args, tokens
 from .tool_live import TAIL_EXPANDED, live_tail, running_label
@@ -183,8 +184,8 @@ def tool_block(item: Item, pal: Palette, width: int) -> RenderableType:
     else:
         parts.append(Padding(Text(literal(item.output) or "(empty)"), (0, 0, 0, 2)))
     if status == "interrupted":  # the tool ledger (timetravel.md)
-        parts.append(Text("it may have run: d mark done · x mark failed · r re-run",
-                          style=pal.warning))
+        parts.append(Text(ledger_line(item), style=pal.warning if can_settle(item)
+                          else pal.dim))
     return Padding(Group(*parts), (0, 0, 0, 0))
 
 

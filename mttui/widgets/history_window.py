@@ -11,6 +11,7 @@ from __future__ import annotations
 from mttui.session.models import HistoryPage
 
 from .history_items import MARKER_KINDS, Item, Marker, items_from_rows, join_results, markers_in
+from .history_ledger import label_ledger
 from .history_render import Palette, make_console, render_item
 
 
@@ -99,6 +100,7 @@ def page_items(page: HistoryPage, markers: list[Marker], width: int,
     hi = rows[-1].seq if rows else 0
     mine = markers_in(markers, lo, hi, first=not page.has_more, last=not page.has_newer)
     items = items_from_rows(rows, mine)
+    label_ledger(items, markers)  # settled calls, wherever their resolution was logged
     console = make_console(width)
     for item in items:
         render_item(item, width, palette, console)

@@ -16,8 +16,8 @@ from mttui.session.markers import LEDGER_KINDS, Marker
 from mttui.session.models import MessageRow
 
 Kind = Literal["user", "assistant", "tool", "compression", "warnings", "notice", "system",
-               "cleared"]
-EXPANDABLE = frozenset({"tool", "compression"})
+               "cleared", "rewound"]
+EXPANDABLE = frozenset({"tool", "compression", "rewound"})
 MARKER_KINDS = frozenset({"compression", "warnings", "cleared"})
 
 # Short texts for resume codes when only the code is known (session_resumed records).
@@ -191,4 +191,5 @@ def rewind_item(marker: Marker) -> Item:
     else:
         text = (f"⟲ rewound to before #{d.get('to_seq')}: {span} above are a rewound branch "
                 "(kept here and searchable, never sent to the model again)")
-    return Item("notice", f"rw{marker.record_seq}", marker.anchor, text=text, status="warning")
+    return Item("notice", f"rw{marker.record_seq}", marker.anchor, text=text, status="warning",
+                data={"rewind": "undo" if d.get("undo") else "to"})

@@ -201,7 +201,7 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
             if hit is not None and hit.kind == "tool" and hit.result_seq == focus:
                 hit.expanded = True  # the hit is in the tool's output: show it
                 self._render_item(hit)
-            group = hit.data.get("group") if hit is not None else None
+            group = (hit if hit.kind == "rewound" else hit.data.get("group")) if hit else None
             if isinstance(group, Item) and not group.expanded:
                 group.expanded = True  # the hit is in a rewound branch: open it
                 for member in [group, *members(self.items, group)]:

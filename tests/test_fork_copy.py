@@ -102,6 +102,8 @@ def test_edits_and_deletes_of_forks_keep_the_index_whole(
     settings = load_settings({"provider": "offline"})
     edited_src = _source(service, update=True)
     edited = fork(service, settings, edited_src)
+    early = fork(service, settings, edited_src, at=4)  # the update comes after the point
+    assert early.messages == 4
     assert _owed(home) == []  # a source with message updates: the fork's log is re-read
     copy = fold(records(service.resolve(edited.session_id).path))
     assert copy.messages[4]["content"] == "second, edited"
@@ -116,6 +118,6 @@ def test_edits_and_deletes_of_forks_keep_the_index_whole(
     assert {h.session_id for h in service.search("edited")} == {edited_src, edited.session_id}
     assert {h.session_id for h in service.search("rewritten")} == {kept.session_id}
     # the kept fork's message no longer says it, its title ("… (fork)") still does
-    assert {h.session_id for h in service.search("排序")} == {edited_src, edited.session_id,
-                                                              plain, kept.session_id}
+    assert {h.session_id for h in service.search("排序")} == {
+        edited_src, edited.session_id, early.session_id, plain, kept.session_id}
     _equals_rebuild(service, tmp_path)

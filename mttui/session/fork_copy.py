@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from .index.ingest import session_row
 from .index.schema import open_index
@@ -31,6 +32,7 @@ _LINE = re.compile(  # after the newline ending the line before (a literal prefi
 # Records that change which messages there are, their order or the model's view in
 # ways a plain copy would not carry over: such a source takes the folding path.
 _BLOCKERS = (b'"type":"pending_', b'"type":"rewind"', b'"type":"session_clear"')
+_UPDATE = b'"type":"message_update"'
 
 
 @dataclass
@@ -107,14 +109,23 @@ def prepare(layout: Layout, info: SessionInfo, at: int | None) -> CopyPlan | Non
     with open(info.path, "rb") as fh:
         prefix = fh.read(int(found[0]))
         line = fh.readline()
-        rest = fh.read()
-    if not line.startswith(b'{"type":"transcript_message"') or not line.endswith(b"\n"):
-        return None
-    prefix += line
-    if any(b in prefix for b in _BLOCKERS):
-        return None
-    rows_ok = b'"type":"message_update"' not in prefix and b'"type":"message_update"' not in rest
+        if not line.startswith(b'{"type":"transcript_message"') or not line.endswith(b"\n"):
+            return None
+        prefix += line
+        if any(b in prefix for b in _BLOCKERS):
+            return None
+        rows_ok = _UPDATE not in prefix and not _found_in(fh, _UPDATE)
     return CopyPlan(row["sess"], total, asked, seq, prefix, rows_ok)
+
+
+def _found_in(fh: BinaryIO, needle: bytes, chunk: int = 1 << 20) -> bool:
+    """Whether ``needle`` occurs in the rest of ``fh`` (read a chunk at a time)."""
+    tail = b""
+    while block := fh.read(chunk):
+        if needle in tail + block:
+            return True
+        tail = block[-len(needle):]
+    return False
 
 
 def copy_lines(prefix: bytes, *, messages: int) -> Copied | None:

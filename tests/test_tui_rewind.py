@@ -70,7 +70,7 @@ async def test_esc_esc_picks_previews_and_rewinds_both(
         await settle(pilot)
         assert app.screen.query_one(PromptArea).text == "change a"
         assert app.screen.query_one(PromptArea).cursor_location == (0, 8)
-        assert "rewound to before #3: #3–#6 above are a rewound branch" in screen_text(app)
+        assert "⟲ 4 messages rewound — enter to show" in screen_text(app)
         assert (project / "a.txt").read_text() == "one\n" and not (project / "new.txt").exists()
         kinds = [r["type"] for r in records(service.get(sid).path)]
         assert kinds[-4:] == ["rewind_start", "rewind_end", "rewind", "session_update"]

@@ -19,7 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mttui.session.errors import MttuiError
+from mttui.session.fork_copy import CopyPlan, copy_lines, prepare
+from mttui.session.index.fork_rows import index_fork
+from mttui.session.models import SessionInfo
 from mttui.session.record_types import Message, Record
+from mttui.session.records import iso_timestamp
+from mttui.session.resume.facts import facts_for_path
 from mttui.session.service import SessionService
 from mttui.session.timeline import read_timeline
 from mttui.session.transcript import fold
@@ -69,6 +74,11 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
     from mttui.graph.seed import seed_thread, view_messages
 
     info = service.resolve(ref)
+    plan = prepare(service.layout, info, at)
+    if plan is not None:
+        done = _fork_copied(service, settings, info, plan, title)
+        if done is not None:
+            return done
     records, _ = service.records(info.id)
     whole = fold(records)
     total = len(whole.messages)
@@ -108,6 +118,44 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
         writer.close()
     adjusted = asked if seq != asked else None
     return ForkResult(writer.session_id, info.id, seq, adjusted, len(copies), new_title)
+
+
+def _fork_copied(service: SessionService, settings: Settings, info: SessionInfo,
+                 plan: CopyPlan, title: str | None) -> ForkResult | None:
+    """The fast fork: the source's lines copied raw, its index rows copied, the thread
+    seeded from the fork's last compression on (``None``: the lines were not as
+    expected; nothing was written)."""
+    from mttui.graph.seed import seed_thread, view_messages
+
+    copied = copy_lines(plan.prefix, messages=plan.seq)
+    if copied is None:
+        return None
+    new_title = title or f"{info.title or 'untitled'} (fork)"
+    writer = service.create_session(provider=settings.provider, model=settings.model,
+                                    title=new_title,
+                                    forked_from={"session_id": info.id, "seq": plan.seq})
+    try:
+        stamp = iso_timestamp()
+        data, messages, compressions = copied.render(
+            session_id=writer.session_id, first_seq=writer.log.last_seq + 1, timestamp=stamp)
+        base = writer.path.stat().st_size
+        writer.append_lines(data, len(copied.kinds))
+        indexed = plan.rows_ok and index_fork(
+            service.layout, source_id=info.id, fork_id=writer.session_id,
+            fork_path=writer.path, offsets=[base + o for o in messages],
+            compressions=[base + o for o in compressions], timestamp=stamp,
+            last_seq=writer.log.last_seq)
+        if not indexed:
+            service.get(writer.session_id)  # the index reads the fork's log instead
+        facts = facts_for_path(writer.path, writer.session_id, info.project_hash)
+        seed_thread(writer, settings, project=Path(info.project),
+                    checkpoints_path=service.layout.checkpoints_path(info.project_hash),
+                    messages=view_messages(facts.summary, facts.view),
+                    thread_id=writer.thread_id)
+    finally:
+        writer.close()
+    adjusted = plan.asked if plan.seq != plan.asked else None
+    return ForkResult(writer.session_id, info.id, plan.seq, adjusted, plan.seq, new_title)
 
 
 def _has(items: list[tuple[str, dict[str, object]]]) -> bool:

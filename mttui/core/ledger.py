@@ -46,11 +46,16 @@ class LedgerCall:
     state: str  # interrupted | done | failed | rerun
     run_id: str
     note: str = ""
+    rerun_call_id: str = ""  # the new call of a re-run
+    rerun: str = ""  # that call: waiting (for its approval) | approved | denied
 
     def as_json(self) -> dict[str, object]:
-        return {"call_id": self.call_id, "tool_name": self.tool_name,
-                "arguments": self.arguments, "state": self.state, "run_id": self.run_id,
-                "note": self.note}
+        out: dict[str, object] = {
+            "call_id": self.call_id, "tool_name": self.tool_name, "arguments": self.arguments,
+            "state": self.state, "run_id": self.run_id, "note": self.note}
+        if self.rerun_call_id:
+            out["rerun"] = {"call_id": self.rerun_call_id, "state": self.rerun}
+        return out
 
 
 @dataclass
@@ -82,9 +87,17 @@ def ledger_of(service: SessionService, info: SessionInfo) -> Ledger:
             continue
         res = resolutions.get(cid)
         state = str(res.get("resolution")) if res else "interrupted"
-        out.calls.append(LedgerCall(cid, str(rec.get("tool_name") or ""), args.get(cid, {}),
-                                    state, str(rec.get("run_id") or ""),
-                                    str(res.get("note") or "") if res else ""))
+        entry = LedgerCall(cid, str(rec.get("tool_name") or ""), args.get(cid, {}), state,
+                          str(rec.get("run_id") or ""), str(res.get("note") or "") if res else "")
+        new = res.get("rerun_call_id") if res else None
+        if state == "rerun" and isinstance(new, str) and new:
+            said = [d[new] for d in t.decided.values() if new in d]
+            entry.rerun_call_id = new
+            entry.rerun = {"deny": "denied", "approve": "approved"}.get(
+                said[-1] if said else "", "waiting")
+            if entry.rerun == "denied":  # nothing ran: the old call is still unsettled
+                entry.state = "interrupted"
+        out.calls.append(entry)
     return out
 
 
@@ -146,7 +159,10 @@ def rerun(handle: SessionHandle, service: SessionService, call_id: str,
           note: str | None = None) -> Iterator[RunEvent]:
     """``rerun``: the old call's state becomes ``rerun`` (it stays interrupted in the
     history) and a **new** call of the same tool and arguments runs in a new run, after
-    a new approval (always asked). Drive the returned events with ``core.drive.drive``."""
+    a new approval (always asked). Drive the returned events with ``core.drive.drive``.
+
+    The resolution names the new call (``rerun_call_id``): if that call is denied at its
+    approval, nothing ran and the old call is listed as interrupted again."""
     from mttui.graph.rerun import rerun_call
 
     info = service.get(handle.session_id)
@@ -156,6 +172,7 @@ def rerun(handle: SessionHandle, service: SessionService, call_id: str,
         raise LedgerRefused(f"{call_id} is not an interrupted tool call of session {info.id}")
     if call.state != "interrupted":
         raise LedgerRefused(f"{call_id} is already settled ({call.state})")
+    new_call = new_id("call")
     handle.writer.append("tool_resolution", call_id=call_id, resolution="rerun",
-                         note=note or "")
-    return rerun_call(handle.runner, call.tool_name, dict(call.arguments))
+                         note=note or "", rerun_call_id=new_call)
+    return rerun_call(handle.runner, call.tool_name, dict(call.arguments), new_call)

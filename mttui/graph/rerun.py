@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from .runner import Runner
 
 
-def rerun_call(runner: Runner, tool_name: str, arguments: dict[str, Any]) -> Iterator[RunEvent]:
-    """Drive a new run whose only step is a new call of ``tool_name(arguments)``."""
+def rerun_call(runner: Runner, tool_name: str, arguments: dict[str, Any],
+               call_id: str | None = None) -> Iterator[RunEvent]:
+    """Drive a new run whose only step is a new call of ``tool_name(arguments)`` (with the
+    id ``call_id`` when given: the ledger names it before the run)."""
     from langchain_core.messages import AIMessage
 
     from .errors import ApprovalPendingError
@@ -30,7 +32,7 @@ def rerun_call(runner: Runner, tool_name: str, arguments: dict[str, Any]) -> Ite
     if runner.pending_approval() is not None:
         raise ApprovalPendingError("an approval is pending: answer it before re-running a call")
     run_id = new_id("run")
-    call_id = new_id("call")
+    call_id = call_id or new_id("call")
     ai = AIMessage(content="", id=new_message_id(),
                    tool_calls=[{"id": call_id, "name": tool_name, "args": arguments}])
     record = to_record(ai, status="sent")

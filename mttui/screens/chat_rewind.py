@@ -13,6 +13,7 @@ from typing import Any
 
 from mttui.core.rewind import RewindResult
 from mttui.messages import OpenSession
+from mttui.widgets.history_ledger import can_settle, ledger_line
 from mttui.widgets.prompt import PromptArea
 
 from .rewind import RewindScreen
@@ -183,6 +184,10 @@ def settle_selected(screen: ChatLike, action: str) -> None:
     if item is None or not item.call_id or item.status != "interrupted":
         screen.notify("select an interrupted tool call first", severity="warning")
         return
+    if not can_settle(item):
+        screen.notify(f"{item.call_id} is already settled ({ledger_line(item)})",
+                      severity="warning")
+        return
     sid = _ready(screen)
     if sid is None:
         return
@@ -202,8 +207,10 @@ def settle_selected(screen: ChatLike, action: str) -> None:
         except Exception as exc:  # noqa: BLE001
             app.call_from_thread(screen.notify, f"not settled: {exc}", severity="error")
             return
+        markers = service.markers(sid)  # the resolution labels the call in the history
         app.call_from_thread(screen.notify, f"{call.call_id} marked {call.state}; the model "
                              "is told on its next turn")
+        app.call_from_thread(screen.history.set_markers, markers)
         app.call_from_thread(screen.history.load_newest)
 
     screen.run_worker(work, thread=True, group="time-travel", exit_on_error=False)
@@ -215,6 +222,10 @@ def rerun_selected(screen: ChatLike) -> None:
     item = screen.history.selected
     if item is None or not item.call_id or item.status != "interrupted":
         screen.notify("select an interrupted tool call first", severity="warning")
+        return
+    if not can_settle(item):
+        screen.notify(f"{item.call_id} is already settled ({ledger_line(item)})",
+                      severity="warning")
         return
     if _ready(screen) is None:
         return
@@ -235,6 +246,11 @@ def rerun_selected(screen: ChatLike) -> None:
         except Exception as exc:  # noqa: BLE001
             app.call_from_thread(screen.notify, f"not re-run: {exc}", severity="error")
             return
-        drive(handle, events, emit=screen.emit, ask=screen.ask)
+        try:
+            drive(handle, events, emit=screen.emit, ask=screen.ask)
+        finally:  # the re-run (or its denial) labels the old call in the history
+            markers = service.markers(handle.session_id)
+            app.call_from_thread(screen.history.set_markers, markers)
+            app.call_from_thread(screen.history.load_newest)
 
     screen.run_worker(work, thread=True, group="run", exit_on_error=False)

@@ -119,6 +119,27 @@ class SessionLog:
         os.fsync(self._fd)
         return records
 
+    def append_lines(self, data: bytes, count: int) -> None:
+        """Append ``count`` whole lines made by the caller (their ``seq`` values must run on
+        from :attr:`last_seq`), with one fsync: copies of another log's records (fork)."""
+        if self._fd is None:
+            raise ValueError("session log is closed")
+        if self._torn:
+            _terminate_torn_tail(self.path)
+            self._torn = False
+        view = memoryview(data)
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                if written <= 0:
+                    raise OSError(f"short write to {self.path.name}")
+                view = view[written:]
+        except BaseException:
+            self._torn = True
+            raise
+        os.fsync(self._fd)
+        self._seq += count
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)

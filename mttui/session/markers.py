@@ -16,7 +16,7 @@ from typing import BinaryIO, Literal
 from .reader import parse_line
 from .record_types import Record
 
-MarkerKind = Literal["compression", "resumed", "cleared", "rewind"]
+MarkerKind = Literal["compression", "resumed", "cleared", "rewind", "resolution", "denial"]
 
 CHUNK = 1 << 20
 MESSAGE = b'\n{"type":"transcript_message"'
@@ -28,10 +28,14 @@ RECORD_KINDS: dict[str, MarkerKind] = {
     "session_resumed": "resumed",
     "session_clear": "cleared",  # /clear: the divider in the history
     "rewind": "rewind",  # a conversation rewind or its undo (timetravel.md)
+    # the tool ledger: a call settled by the user, a re-run denied at its approval
+    "tool_resolution": "resolution",
+    "approval_decision": "denial",
 }
 KINDS: dict[bytes, MarkerKind] = {
     b'\n{"type":"' + t.encode() + b'"': k for t, k in RECORD_KINDS.items()
 }
+LEDGER_KINDS = frozenset({"resolution", "denial"})  # not items: they label tool calls
 
 
 @dataclass
@@ -99,4 +103,6 @@ def marker_of(rec: Record, anchor: int) -> Marker | None:
         return None
     if kind == "resumed" and not rec.get("warnings"):
         return None  # a clean resume is not worth an item in the history
+    if kind == "denial" and "deny" not in (rec.get("decisions") or {}).values():
+        return None  # only denials matter to the ledger
     return Marker(kind, anchor, rec["seq"], dict(rec))

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TypeVar, cast
 
 from .errors import MttuiError, SessionNotFound
-from .index import ingest, marker_rows, queries
+from .index import ingest, marker_rows, owed, queries
 from .index.handle import IndexFile
 from .index.ingest import ingest_file, rel_path, session_row
 from .index.schema import SessionRow
@@ -301,6 +301,7 @@ class SessionService:
             elif scope == "project":
                 key = self.project_hash
             conn = self._ensure_fresh(scope == "all")
+            owed.pay(conn)  # copied messages of a fork become searchable
             return index_search(conn, query, scope=cast(SearchScope, scope), key=key, limit=limit)
 
     def records(self, session_id: str) -> tuple[list[Record], ReadStats]:

@@ -64,6 +64,12 @@ class SessionWriter:
                 self._on_append(self.log.path)
             return records
 
+    def append_lines(self, data: bytes, count: int) -> None:
+        """Append whole lines made by the caller (see ``SessionLog.append_lines``). The
+        index is NOT updated here: the caller brings it up to date (a fork copies rows)."""
+        with self._lock:
+            self.log.append_lines(data, count)
+
     def totals(self) -> LogTotals | None:
         """What a runner needs of the whole log, from the index (``None``: read the log)."""
         with self._lock:  # not between an append and its index update

@@ -27,6 +27,7 @@ from mttui.session.models import HistoryPage
 from . import history_nav as nav
 from .history_items import Item, Marker
 from .history_render import Palette, make_console, render_item
+from .history_rewound import members
 from .history_window import HistoryWindow, page_items
 from .workers import report_worker_error
 
@@ -200,6 +201,11 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
             if hit is not None and hit.kind == "tool" and hit.result_seq == focus:
                 hit.expanded = True  # the hit is in the tool's output: show it
                 self._render_item(hit)
+            group = (hit if hit.kind == "rewound" else hit.data.get("group")) if hit else None
+            if isinstance(group, Item) and not group.expanded:
+                group.expanded = True  # the hit is in a rewound branch: open it
+                for member in [group, *members(self.items, group)]:
+                    member.invalidate()
             self._reflow(follow=focus is None and not top)
             if focus is not None and self.selected is not None:
                 self._center(self.selected)

@@ -12,12 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mttui.session.markers import Marker
+from mttui.session.markers import LEDGER_KINDS, Marker
 from mttui.session.models import MessageRow
 
 Kind = Literal["user", "assistant", "tool", "compression", "warnings", "notice", "system",
-               "cleared"]
-EXPANDABLE = frozenset({"tool", "compression"})
+               "cleared", "rewound"]
+EXPANDABLE = frozenset({"tool", "compression", "rewound"})
 MARKER_KINDS = frozenset({"compression", "warnings", "cleared"})
 
 # Short texts for resume codes when only the code is known (session_resumed records).
@@ -82,7 +82,8 @@ def items_from_rows(rows: Iterable[MessageRow], markers: Iterable[Marker] = ()) 
     """Items of consecutive message rows (ascending), with the markers among them."""
     out: list[Item] = []
     calls: dict[str, Item] = {}
-    pending = sorted(markers, key=lambda m: (m.anchor, m.record_seq))
+    pending = sorted((m for m in markers if m.kind not in LEDGER_KINDS),
+                     key=lambda m: (m.anchor, m.record_seq))
     mi = 0
 
     def flush_markers(upto: int) -> None:
@@ -190,4 +191,5 @@ def rewind_item(marker: Marker) -> Item:
     else:
         text = (f"⟲ rewound to before #{d.get('to_seq')}: {span} above are a rewound branch "
                 "(kept here and searchable, never sent to the model again)")
-    return Item("notice", f"rw{marker.record_seq}", marker.anchor, text=text, status="warning")
+    return Item("notice", f"rw{marker.record_seq}", marker.anchor, text=text, status="warning",
+                data={"rewind": "undo" if d.get("undo") else "to"})

@@ -11,6 +11,7 @@ from typing import Protocol
 from textual.geometry import Region
 
 from .history_items import Item
+from .history_rewound import is_hidden, members
 
 
 class NavigableView(Protocol):
@@ -67,6 +68,8 @@ def step(view: NavigableView, delta: int) -> None:
     else:
         assert view.selected is not None
         i = items.index(view.selected) + delta
+        while 0 <= i < len(items) and is_hidden(items[i]):  # a collapsed rewound branch
+            i += delta
         view.selected = items[max(min(i, len(items) - 1), 0)]
     if view.selected is not None:
         reveal(view, view.selected)
@@ -79,6 +82,8 @@ def toggle(view: NavigableView) -> None:
     item = view.selected
     if item is not None and item.expandable:
         item.expanded = not item.expanded
+        for member in members(view.items, item):  # a rewound branch opens or closes
+            member.invalidate()
         view.rerender(item)
         if item.expanded:  # what opened below the bottom comes into view
             reveal(view, item)

@@ -23,6 +23,8 @@ from ..graph.compression.prompt import snapshot_markdown
 from .clip import clipped
 from .glyphs import ascii_only, glyph
 from .history_items import Item
+from .history_ledger import can_settle, ledger_line
+from .history_rewound import header_text, is_hidden
 from .markdown_blocks import markdown_lines
 from .text import full_args, literal, short_args, tokens
 from .tool_live import TAIL_EXPANDED, live_tail, running_label
@@ -77,6 +79,9 @@ def make_console(width: int) -> Console:
 
 def render_item(item: Item, width: int, pal: Palette, console: Console | None = None) -> None:
     """Fill ``item.lines`` (body lines then one blank separator) for ``width``."""
+    if is_hidden(item):  # in a collapsed rewound branch
+        item.lines, item.body, item.width = [], 0, width
+        return
     console = console or make_console(width)
     options = console.options.update(width=max(width, 10), height=None, highlight=False)
     shown, note = clipped(item.text)  # a huge message is drawn clipped, with a note
@@ -132,6 +137,8 @@ def renderable(item: Item, pal: Palette, width: int) -> RenderableType:
         from rich.rule import Rule
 
         return Rule(literal(item.text), style=pal.warning, characters="━")
+    if kind == "rewound":
+        return Text(header_text(item), style=pal.warning)
     if kind == "notice":
         style = {"error": pal.error, "warning": pal.warning}.get(item.status, pal.dim)
         icon = {"error": "✗", "warning": "⚠"}.get(item.status, "·")
@@ -183,8 +190,8 @@ def tool_block(item: Item, pal: Palette, width: int) -> RenderableType:
     else:
         parts.append(Padding(Text(literal(item.output) or "(empty)"), (0, 0, 0, 2)))
     if status == "interrupted":  # the tool ledger (timetravel.md)
-        parts.append(Text("it may have run: d mark done · x mark failed · r re-run",
-                          style=pal.warning))
+        parts.append(Text(ledger_line(item), style=pal.warning if can_settle(item)
+                          else pal.dim))
     return Padding(Group(*parts), (0, 0, 0, 0))
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 from mttui.session.models import HistoryPage
 
 from .history_items import MARKER_KINDS, Item, Marker, items_from_rows, join_results, markers_in
+from .history_ledger import label_ledger
 from .history_render import Palette, make_console, render_item
+from .history_rewound import group_rewound
 
 
 class HistoryWindow:
@@ -99,6 +101,8 @@ def page_items(page: HistoryPage, markers: list[Marker], width: int,
     hi = rows[-1].seq if rows else 0
     mine = markers_in(markers, lo, hi, first=not page.has_more, last=not page.has_newer)
     items = items_from_rows(rows, mine)
+    label_ledger(items, markers)  # settled calls, wherever their resolution was logged
+    items = group_rewound(items, markers)  # a rewound branch: one collapsed line
     console = make_console(width)
     for item in items:
         render_item(item, width, palette, console)

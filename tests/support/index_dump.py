@@ -7,9 +7,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from mttui.session.index import owed
+
 
 def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows with the surrogate key ``sess`` replaced by the session id."""
+    """Every table's rows with the surrogate key ``sess`` replaced by the session id
+    (FTS rows a fork still owes are written first)."""
     conn = sqlite3.connect(db)
     try:
         out: dict[str, list[tuple[Any, ...]]] = {}
@@ -24,6 +27,8 @@ def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
                 ),
                 key=lambda r: json.dumps(r, default=str),
             )
+        conn.isolation_level = None
+        owed.pay(conn)  # FTS rows a fast fork still owes: the index is whole once paid
         conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
         out["fts_rows"] = [conn.execute("SELECT count(*) FROM messages_fts").fetchone()]
         # CJK pairs by (session, message seq): no orphan rows, none missing

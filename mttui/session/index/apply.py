@@ -16,7 +16,7 @@ from ..markers import RECORD_KINDS, marker_of
 from ..pending import message_of, read_ids
 from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
-from . import cjk, marker_rows
+from . import cjk, ledger_rows, marker_rows, owed
 from .activity import is_activity
 from .pending_rows import PendingProjection, move_to_end
 from .schema import SessionRow, SQLValue
@@ -103,6 +103,7 @@ class SessionApplier:
             "session_clear": self._on_session_clear,
             "run_start": self._on_run_start,
             "grant_revoked": self._on_grant_revoked,
+            "tool_resolution": self._on_tool_resolution,
         }
 
     # -- records ---------------------------------------------------------------
@@ -230,6 +231,7 @@ class SessionApplier:
                 return
             rid, seq, old_text, extra_json = found
             if text is not None and not self.bulk:
+                owed.pay(self.conn, self.sess)  # a fork's copied row: its FTS row first
                 self.conn.execute(
                     "INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', ?, ?)",
                     (rid, old_text),
@@ -280,6 +282,10 @@ class SessionApplier:
     def _on_approval_decision(self, offset: int, rec: Record, ts: str) -> None:
         if rec.get("remember"):
             self._grants(add=rec.get("remember"))
+        decisions = rec.get("decisions")
+        if isinstance(decisions, dict):
+            ledger_rows.denied(self.conn, self.sess,
+                               [str(c) for c, d in decisions.items() if d == "deny"])
         self.conn.execute(
             "UPDATE approvals SET decided = 1, decisions = ? WHERE sess = ? AND request_id = ?",
             (
@@ -303,6 +309,14 @@ class SessionApplier:
         self.conn.execute(
             "DELETE FROM open_tools WHERE sess = ? AND call_id = ?", (self.sess, rec.get("call_id"))
         )
+        if rec.get("status") == "interrupted" and isinstance(rec.get("call_id"), str):
+            ledger_rows.interrupted(self.conn, self.sess, str(rec["call_id"]))
+
+    def _on_tool_resolution(self, offset: int, rec: Record, ts: str) -> None:
+        if isinstance(rec.get("call_id"), str):
+            rerun = rec.get("rerun_call_id")
+            ledger_rows.settle(self.conn, self.sess, str(rec["call_id"]),
+                               rerun if isinstance(rerun, str) else None)
 
     def _on_compression(self, offset: int, rec: Record, ts: str) -> None:
         self.row["compression_count"] += 1
@@ -367,9 +381,7 @@ class SessionApplier:
         row["awaiting_approval"] = conn.execute(
             "SELECT EXISTS (SELECT 1 FROM approvals WHERE sess = ? AND decided = 0)", (sess,)
         ).fetchone()[0]
-        row["interrupted_tools"] = conn.execute(
-            "SELECT count(*) FROM open_tools WHERE sess = ?", (sess,)
-        ).fetchone()[0]
+        row["interrupted_tools"] = ledger_rows.unsettled(conn, sess)
         row["queued_count"] = conn.execute(
             "SELECT count(*) FROM pending WHERE sess = ? AND mode = 'queue' AND state IN "
             f"({','.join('?' * len(QUEUED_STATES))})",

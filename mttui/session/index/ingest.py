@@ -15,7 +15,7 @@ from ..models import ReindexResult
 from ..paths import Layout
 from ..reader import ReadStats, read_records
 from ..records import parse_session_filename
-from . import cjk
+from . import cjk, ledger_rows, owed
 from .apply import SessionApplier
 from .schema import SESSION_TABLES, SessionRow, SQLValue, connect
 
@@ -40,6 +40,8 @@ def session_row(conn: sqlite3.Connection, sid: str) -> SessionRow | None:
 
 def remove_session_rows(conn: sqlite3.Connection, sess: int) -> None:
     """Drop a session and everything derived from it (FTS first: it needs the text)."""
+    owed.pay(conn, sess)  # FTS rows a fork still owes are written, then dropped with the rest
+    ledger_rows.remove(conn, sess)
     conn.execute(
         "INSERT INTO messages_fts (messages_fts, rowid, text) "
         "SELECT 'delete', rid, text FROM messages WHERE sess = ?",

@@ -15,7 +15,7 @@ from typing import TypeAlias, TypedDict
 
 from ..errors import MttuiError
 from ..paths import FILE_MODE, Layout, secure_file
-from . import cjk, marker_rows
+from . import cjk, ledger_rows, marker_rows, owed
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -243,7 +243,9 @@ ALTER TABLE sessions ADD COLUMN forked_from TEXT NOT NULL DEFAULT '';
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _run_script(_V1), _run_script(_V2), _run_script(_V3), _run_script(_V4), _run_script(_V5),
     cjk.migrate,  # v6: CJK character pairs for 2-character queries
-    _run_script(_V7),
+    _run_script(_V7),  # v7: markers, forked_from; every session read again
+    owed.migrate,  # v8: FTS rows a fast fork still owes
+    ledger_rows.migrate,  # v9: interrupted and settled tool calls (the ⚠ badge)
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

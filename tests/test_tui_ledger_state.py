@@ -1,0 +1,80 @@
+"""An interrupted tool call in the history offers the ledger's actions only while it is
+unsettled: settled, it says how; a re-run denied at its approval offers them again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mttui.session.service import SessionService
+from mttui.widgets.history import HistoryView
+from tests.support.logs import records
+from tests.support.tui import SIZE, make_app, msg, screen_text, settle, wait_for, write_session
+
+ACTIONS = "d mark done · x mark failed · r re-run"
+
+
+def _killed(service: SessionService, *after: tuple[str, dict[str, Any]]) -> str:
+    call = {"id": "k1", "name": "shell", "args": {"command": "make deploy"}}
+    return write_session(service, "Killed", [
+        ("run_start", {"run_id": "run-1"}), msg("user", "deploy", 1),
+        msg("assistant", "", 2, tool_calls=[call]),
+        ("tool_dispatch", {"run_id": "run-1", "call_id": "k1", "tool_name": "shell",
+                           "arguments_sha256": "x"}),
+        ("tool_outcome", {"run_id": "run-1", "call_id": "k1", "status": "interrupted"}),
+        msg("tool", "interrupted", 3, tool_call_id="k1", name="shell", status="interrupted"),
+        ("run_end", {"run_id": "run-1", "status": "interrupted"}), *after,
+    ])
+
+
+async def _expand_k1(app: Any, pilot: Any) -> HistoryView:
+    await settle(pilot)
+    view = app.screen.query_one(HistoryView)
+    item = view.find(lambda i: i.call_id == "k1")
+    assert item is not None
+    view.focus()
+    view.select(item)
+    await pilot.press("enter")
+    await settle(pilot)
+    return view
+
+
+async def test_a_settled_call_says_so_and_refuses_a_second_settlement(
+    service: SessionService, frozen: Any
+) -> None:
+    sid = _killed(service)
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await _expand_k1(app, pilot)
+        assert ACTIONS in screen_text(app)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: "marked done by the user" in screen_text(app))
+        assert ACTIONS not in screen_text(app)
+        item = view.find(lambda i: i.call_id == "k1")
+        assert item is not None
+        said: list[str] = []
+        app.notify = lambda message, **kw: said.append(str(message))  # type: ignore[method-assign]
+        view.focus()
+        view.select(item)
+        await pilot.press("x")
+        await settle(pilot)
+        assert any("already settled" in s for s in said), said
+    res = [r for r in records(service.get(sid).path) if r["type"] == "tool_resolution"]
+    assert [(r["call_id"], r["resolution"]) for r in res] == [("k1", "done")]
+
+
+async def test_a_denied_rerun_offers_the_actions_again(
+    service: SessionService, frozen: Any
+) -> None:
+    sid = _killed(
+        service,
+        ("tool_resolution", {"call_id": "k1", "resolution": "rerun", "note": "",
+                             "rerun_call_id": "k9"}),
+        ("approval_request", {"request_id": "q1", "run_id": "run-2", "tool_calls": [
+            {"call_id": "k9", "tool_name": "shell", "arguments": {"command": "make deploy"},
+             "risk_level": "high"}]}),
+        ("approval_decision", {"request_id": "q1", "decisions": {"k9": "deny"}}),
+    )
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await _expand_k1(app, pilot)
+        assert f"its re-run was denied; it may have run: {ACTIONS}" in screen_text(app)

@@ -45,7 +45,7 @@ def _stream(live: LiveThread, graph_input: GraphInput, seen: _Seen) -> Iterator[
                 seen.interrupts = list(update or ())
             elif isinstance(update, dict):
                 seen.values.update(update)
-            if node == "observation":
+            if node in ("tool_execution", "observation"):
                 # A long tool loop keeps only its newest checkpoint as it goes, so the
                 # database holds one state, not one per step (pruning never fails a run).
                 live.prune()

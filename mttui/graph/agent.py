@@ -1,5 +1,12 @@
-"""The LangGraph agent: compression → reasoning → tool_routing → human_approval →
-tool_execution → observation (→ compression …).
+"""The LangGraph agent: (compression →) reasoning (→ human_approval) → tool_execution
+(→ compression …) → reasoning …
+
+Two supersteps (two checkpoints) per tool step, as in a bare ReAct agent:
+``reasoning`` decides the calls of its answer (run, ask, deny) and
+``tool_execution`` observes its own step. ``compression`` runs only when it has
+something to do, ``human_approval`` only when a call needs an answer.
+``tool_routing`` and ``observation`` are reached only from outside (an answer or
+results put on the thread by ``update_state``, as resume and the tool ledger do).
 
 Imported only when a run starts (it pulls in LangGraph and LangChain). Nodes are
 closures over a :class:`~mttui.graph.context.GraphContext`: the model, the journal
@@ -15,16 +22,14 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
 
-from mttui.session.records import new_id
-
 from . import pending_node as steers
-from .compression.auto import make_node
+from .compression.auto import make_node, wants_compression
 from .context import GraphContext
 from .messages import assert_paired, new_message_id, to_record
 from .reasoning import call_model
+from .routing import after_calls, observed, route_calls, routed
 from .state import AgentState
-from .tools import execute_tool, risk_of
-from .tools.policy import decide_call
+from .tools import execute_tool
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -33,7 +38,6 @@ if TYPE_CHECKING:
 
 
 MESSAGES_DENIED = "denied: the user did not approve this call; it was not run"
-MESSAGES_POLICY = "denied: approval mode 'deny' refuses calls that would need approval; not run"
 MESSAGES_CANCELLED = "cancelled: the run was stopped before this call started; it was not run"
 
 
@@ -75,48 +79,14 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
         ctx.run_journal.message(emit, record, estimated=result.estimated)
         update: dict[str, Any] = {"messages": [ai], "step_count": steps + 1}
         update["stop_reason"] = "stopped" if result.interrupted else None
+        if ai.tool_calls and not result.interrupted:
+            # decided here, checkpointed with the answer: no superstep of its own
+            update.update(route_calls(ctx, state.get("run_id"), ai))
         return update
 
     def tool_routing(state: AgentState) -> dict[str, Any]:
-        last = state["messages"][-1]
-        stopped = ctx.stop.is_set()
-        pending: list[dict[str, Any]] = []
-        asking: list[dict[str, Any]] = []
-        for call in getattr(last, "tool_calls", None) or []:
-            entry = {
-                "call_id": call["id"],
-                "tool_name": call["name"],
-                "arguments": call["args"],
-                "risk_level": ctx.risks.get(call["name"]) or risk_of(call["name"]),
-                "status": "approved",
-                "result": None,
-                "error_msg": None,
-            }
-            verdict, rule = ("cancel", None) if stopped else decide_call(
-                call["name"], call["args"], ctx.approval, ctx.remembered,
-                rules=ctx.rules.current() if ctx.rules is not None else None,
-                project=ctx.project, risk=ctx.risks.get(call["name"]), sandboxed=ctx.sandboxed)
-            if verdict == "cancel":
-                entry["status"] = "cancelled"
-            elif verdict == "deny":
-                entry["status"] = "denied"
-                entry["error_msg"] = f"denied by rule `{rule}`" if rule else MESSAGES_POLICY
-            elif verdict == "ask":
-                entry["status"] = "awaiting_approval"
-                asking.append(
-                    {k: entry[k] for k in ("call_id", "tool_name", "arguments", "risk_level")}
-                )
-            pending.append(entry)
-        requests = []
-        if asking:
-            requests = [
-                {"request_id": new_id("apr"), "run_id": state.get("run_id"), "tool_calls": asking}
-            ]
-        return {
-            "pending_tool_calls": pending,
-            "needs_human_approval": bool(asking),
-            "approval_requests": requests,
-        }
+        # an answer put on the thread from outside (reasoning decides its own calls)
+        return route_calls(ctx, state.get("run_id"), state["messages"][-1])
 
     def human_approval(state: AgentState) -> dict[str, Any]:
         # Re-runs from the top on resume: nothing but interrupt() may happen here.
@@ -193,31 +163,45 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
             )
             out_messages.append(msg)
             done.append(entry)
-        return {"messages": out_messages, "pending_tool_calls": done}
-
-    def observation(state: AgentState) -> dict[str, Any]:
-        # Only what identifies a call: its output is in the log and in the messages, and a
-        # copy here would ride along in every later checkpoint of the run.
-        finished = list(state.get("completed_tool_calls", [])) + [
-            {k: e[k] for k in ("call_id", "tool_name", "status") if k in e}
-            for e in state.get("pending_tool_calls", [])
-        ]
-        update: dict[str, Any] = {"completed_tool_calls": finished, "pending_tool_calls": []}
+        # the step is observed here too (one checkpoint for the results and the step)
+        update: dict[str, Any] = {"messages": out_messages, "pending_tool_calls": [],
+                                  "completed_tool_calls": observed(state, done)}
         if ctx.stop.is_set():
             update["stop_reason"] = "stopped"
         return update
+
+    def observation(state: AgentState) -> dict[str, Any]:
+        # Reached only from outside (``update_state(as_node="tool_execution")`` by resume):
+        # tool_execution observes its own steps.
+        update: dict[str, Any] = {
+            "completed_tool_calls": observed(state, state.get("pending_tool_calls", [])),
+            "pending_tool_calls": []}
+        if ctx.stop.is_set():
+            update["stop_reason"] = "stopped"
+        return update
+
+    def model_step(state: AgentState) -> str:
+        # compression only when it has something to do: otherwise no superstep of its own
+        return "compression" if wants_compression(ctx, state) else "reasoning"
 
     def after_reasoning(state: AgentState) -> str:
         if state.get("stop_reason"):
             return END
         last = state["messages"][-1] if state.get("messages") else None
-        return "tool_routing" if getattr(last, "tool_calls", None) else steers.route(ctx, END)
+        if last is None or not getattr(last, "tool_calls", None):
+            return steers.route(ctx, END)
+        return after_calls(state) if routed(state, last) else "tool_routing"
 
-    def after_routing(state: AgentState) -> str:
-        return "human_approval" if state.get("needs_human_approval") else "tool_execution"
+    def after_execution(state: AgentState) -> str:
+        if state.get("pending_tool_calls"):
+            return "observation"  # results put on the thread from outside (resume)
+        return after_observation(state)
 
     def after_observation(state: AgentState) -> str:
-        return END if state.get("stop_reason") else steers.route(ctx, "compression")
+        return END if state.get("stop_reason") else steers.route(ctx, model_step(state))
+
+    def after_steer(state: AgentState) -> str:
+        return END if steers.after(state) == END else model_step(state)
 
     g = StateGraph(AgentState)
     g.add_node("compression", make_node(ctx))  # auto compression before each model call
@@ -227,14 +211,17 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
     g.add_node("tool_execution", tool_execution)
     g.add_node("observation", observation)
     g.add_node(steers.NODE, steers.make_node(ctx))  # Steers typed during the run
-    g.add_edge(START, "compression")
+    model_steps = ["compression", "reasoning"]
+    g.add_conditional_edges(START, model_step, model_steps)
     g.add_edge("compression", "reasoning")
-    g.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", steers.NODE, END])
-    g.add_conditional_edges("tool_routing", after_routing, ["human_approval", "tool_execution"])
+    g.add_conditional_edges("reasoning", after_reasoning, [
+        "tool_routing", "human_approval", "tool_execution", steers.NODE, END])
+    g.add_conditional_edges("tool_routing", after_calls, ["human_approval", "tool_execution"])
     g.add_edge("human_approval", "tool_execution")
-    g.add_edge("tool_execution", "observation")
-    g.add_conditional_edges("observation", after_observation, ["compression", steers.NODE, END])
-    g.add_conditional_edges(steers.NODE, steers.after, ["compression", END])
+    g.add_conditional_edges("tool_execution", after_execution,
+                            ["observation", *model_steps, steers.NODE, END])
+    g.add_conditional_edges("observation", after_observation, [*model_steps, steers.NODE, END])
+    g.add_conditional_edges(steers.NODE, after_steer, [*model_steps, END])
     return g.compile(checkpointer=checkpointer)
 
 

@@ -3,7 +3,8 @@
 The stream is read off the node's thread so that a stop takes effect at once even
 when the server sends nothing (a stalled connection): the node returns with the
 partial answer. A provider with async streaming (``openai``) runs the request as a
-task on the model loop (:mod:`.models.aio`) and a stop cancels that task: the
+task on the model loop (:mod:`.models.aio`), which reads the chunks and emits the
+deltas itself (:mod:`.model_stream`), and a stop cancels that task: the
 connection is closed at once and the client never retries after a user stop, also
 while it waits for the first byte. Other models are read in a helper thread that
 stops reading at the next chunk.
@@ -15,17 +16,16 @@ become ``[redacted:NAME]`` and lone surrogates U+FFFD.
 
 from __future__ import annotations
 
-import asyncio
 import queue
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .events import Emit, TextDelta
 from .messages import content_text, new_message_id
-from .models.aio import model_loop, streams_natively
+from .model_stream import read_async
+from .models.aio import streams_natively
 from .models.errors import describe_model_error
 from .redact import Redactor, StreamRedactor
 from .tokens import estimate_tokens, text_tokens
@@ -64,29 +64,13 @@ def _pump(
         out.put(("done", None))
 
 
-async def _apump(model: ChatRunnable, messages: Sequence[BaseMessage],
-                 out: queue.Queue[Any]) -> None:
-    try:
-        async for chunk in model.astream(messages):
-            out.put(("chunk", chunk))
-    except asyncio.CancelledError:
-        raise  # a stop: the HTTP request is closed, nothing is retried
-    except Exception as exc:  # handed to the node thread, which reports it
-        out.put(("error", exc))
-    finally:
-        out.put(("done", None))
-
-
 def _start(model: ChatRunnable, messages: Sequence[BaseMessage], stop: threading.Event,
-           out: queue.Queue[Any]) -> Future[None] | None:
-    """Start reading the stream; the future (async models) is cancelled on a stop."""
-    if streams_natively(model):
-        return asyncio.run_coroutine_threadsafe(_apump(model, messages, out), model_loop())
+           out: queue.Queue[Any]) -> None:
+    """Start reading the stream of a model without async streaming, in a helper thread."""
     worker = threading.Thread(
         target=_pump, args=(model, messages, stop, out), name="mttui-model", daemon=True
     )
     worker.start()
-    return None
 
 
 def call_model(
@@ -104,13 +88,12 @@ def call_model(
     """
     redact = redactor if redactor is not None else Redactor.from_env()
     msg_id = new_message_id()
-    chunks: queue.Queue[Any] = queue.Queue()
-    task = _start(model, messages, stop, chunks)
-    try:
+    if streams_natively(model):  # read on the model loop; a stop cancels the request
+        acc, interrupted, error = read_async(model, messages, stop, emit, msg_id, redact.stream())
+    else:
+        chunks: queue.Queue[Any] = queue.Queue()
+        _start(model, messages, stop, chunks)
         acc, interrupted, error = _read(chunks, stop, emit, msg_id, redact.stream())
-    finally:
-        if task is not None:
-            task.cancel()  # a stop, or a reader that went away: close the request
     if error is not None:
         return ModelResult(error=redact.text(describe_model_error(error, base_url)))
     return _result(acc, interrupted, messages, msg_id, redact)

@@ -45,7 +45,7 @@ def _stream(live: LiveThread, graph_input: GraphInput, seen: _Seen) -> Iterator[
                 seen.interrupts = list(update or ())
             elif isinstance(update, dict):
                 seen.values.update(update)
-            if node == "observation":
+            if node in ("tool_execution", "observation"):
                 # A long tool loop keeps only its newest checkpoint as it goes, so the
                 # database holds one state, not one per step (pruning never fails a run).
                 live.prune()
@@ -57,22 +57,26 @@ def drive_recorded(live: LiveThread, graph_input: GraphInput, run_id: str) -> It
     end: RunEnded | None = None
     request: ApprovalRequested | None = None
     usage = RunUsage()
-    for event in drive(live, graph_input, run_id):
-        usage.add(event)
-        if isinstance(event, ApprovalRequested):
-            request = event
-            live.approvals.record(live.writer, event.request_id, event.run_id, event.tool_calls)
-        if isinstance(event, RunEnded):
-            end = event
-            continue
-        yield event
-    assert end is not None
-    live.approvals.ended(end, request)
-    fields: dict[str, Any] = {"run_id": run_id, "status": end.status}
-    if end.error:
-        fields["error"] = end.error
-    fields["usage"] = usage.record(live.ctx.price)
-    live.writer.append("run_end", **fields)
+    # the index catches up with the run's records once, when the run has ended (the
+    # steps never wait for it; readers of this session catch up from the log first)
+    with live.writer.index_deferred():
+        for event in drive(live, graph_input, run_id):
+            usage.add(event)
+            if isinstance(event, ApprovalRequested):
+                request = event
+                live.approvals.record(live.writer, event.request_id, event.run_id,
+                                      event.tool_calls)  # fmt: skip
+            if isinstance(event, RunEnded):
+                end = event
+                continue
+            yield event
+        assert end is not None
+        live.approvals.ended(end, request)
+        fields: dict[str, Any] = {"run_id": run_id, "status": end.status}
+        if end.error:
+            fields["error"] = end.error
+        fields["usage"] = usage.record(live.ctx.price)
+        live.writer.append("run_end", **fields)
     yield end
 
 

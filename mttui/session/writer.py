@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .log import SessionLog
@@ -38,6 +39,8 @@ class SessionWriter:
         # by the service; ``None``: unknown, a reader must read the log itself)
         self.totals_source: Callable[[], LogTotals | None] = lambda: None
         self.lane_source: Callable[[], Lane | None] = lambda: None  # the pending lane
+        self._deferring = 0  # inside index_deferred(): appends leave the index behind
+        self._behind = False  # appended while deferring, the index not caught up yet
 
     @property
     def session_id(self) -> str:
@@ -61,7 +64,10 @@ class SessionWriter:
                 if rec["type"] == "session_update" and thread_id and isinstance(thread_id, str):
                     self.thread_id = thread_id
             if self._on_append is not None:
-                self._on_append(self.log.path)
+                if self._deferring:
+                    self._behind = True
+                else:
+                    self._on_append(self.log.path)
             return records
 
     def append_lines(self, data: bytes, count: int) -> None:
@@ -69,6 +75,25 @@ class SessionWriter:
         index is NOT updated here: the caller brings it up to date (a fork copies rows)."""
         with self._lock:
             self.log.append_lines(data, count)
+
+    @contextmanager
+    def index_deferred(self) -> Iterator[None]:
+        """Appends inside leave the index behind; it catches up once at the end (one
+        read of the new bytes), so a run's tool steps do not wait for it. The log is
+        fsynced as always; a reader that needs this session's index (``totals``,
+        ``lane``, any query) catches up from the file first, and so does the next
+        process after a crash before the end."""
+        with self._lock:
+            self._deferring += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._deferring -= 1
+                if not self._deferring and self._behind:
+                    self._behind = False
+                    if self._on_append is not None:
+                        self._on_append(self.log.path)
 
     def totals(self) -> LogTotals | None:
         """What a runner needs of the whole log, from the index (``None``: read the log)."""

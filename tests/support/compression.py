@@ -135,3 +135,60 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
 def checkpoint_view(runner: Any) -> list[Any]:
     """The messages of the runner's checkpoint (what the model sees next)."""
     return list(runner.graph.get_state(runner.config).values["messages"])
+
+
+def reference_cut(messages: list[Any], keep_budget: int) -> tuple[int, list[Any], int] | None:
+    """The cut as the forward selection chose it (every safe point, suffix sums over the
+    whole history): ``(len(older), kept, removed)``. What the tail walk must equal."""
+    from mttui.graph.compression.cut import is_request, is_summary, safe_points
+    from mttui.graph.tokens import message_tokens
+
+    requests = [i for i, m in enumerate(messages) if is_request(m)]
+    if not requests:
+        return None
+    last = requests[-1]
+    points = safe_points(messages)
+    tail = messages[-1]
+    finished = tail.type == "ai" and not getattr(tail, "tool_calls", None)
+    candidates = [p for p in points if (p <= last and is_request(messages[p]))
+                  or (p > last + 1 and not finished)]  # fmt: skip
+    if not candidates:
+        return None
+    suffix = [0] * (len(messages) + 1)
+    for i in range(len(messages) - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + message_tokens(messages[i])
+    lifted = suffix[last] - suffix[last + 1]
+
+    def kept_tokens(p: int) -> int:
+        return suffix[p] + (lifted if p > last else 0)
+
+    cut = next((p for p in candidates if kept_tokens(p) <= keep_budget), candidates[-1])
+    removed = sum(1 for i, m in enumerate(messages[:cut]) if not is_summary(m) and i != last)
+    if removed == 0:
+        return None
+    return cut, ([messages[last]] if cut > last else []) + messages[cut:], removed
+
+
+def conversation(spec: Sequence[tuple[int, Sequence[int]]], summary: bool,
+                 output: int = 200) -> list[Any]:
+    """Paired messages from ``[(request size, [calls per step; 0 = an answer])]``."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    out: list[Any] = []
+    if summary:
+        out.append(HumanMessage(SUMMARY_HEADER + "s" * 80, id="summary-0"))
+    n = 0
+    for size, steps in spec:
+        n += 1
+        out.append(HumanMessage(f"request {n} " + "r" * size, id=f"u{n}"))
+        for calls in steps:
+            n += 1
+            if not calls:
+                out.append(AIMessage("answer " + "a" * 60, id=f"a{n}"))
+                continue
+            ids = [f"call_{n}_{k}" for k in range(calls)]
+            out.append(AIMessage("", id=f"a{n}", tool_calls=[
+                {"id": c, "name": "shell", "args": {"command": "ls " * (n % 7)}} for c in ids]))
+            out += [ToolMessage("o" * (output + 13 * k), tool_call_id=c, id=f"t{c}")
+                    for k, c in enumerate(ids)]
+    return out

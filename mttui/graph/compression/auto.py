@@ -30,6 +30,17 @@ def input_tokens(ctx: GraphContext, messages: list[AnyMessage]) -> int:
     return estimate
 
 
+def wants_compression(ctx: GraphContext, state: AgentState) -> bool:
+    """Whether the ``compression`` node would try to compress before the next model
+    call (read-only: the graph skips the node, and its checkpoint, when not)."""
+    if ctx.stop.is_set() or state.get("step_count", 0) >= ctx.max_steps:
+        return False
+    if not ctx.auto_compress or ctx.compress_failures >= MAX_FAILURES:
+        return False
+    messages = state.get("messages") or []
+    return input_tokens(ctx, messages) > ctx.token_limit * ctx.compression_threshold
+
+
 def maybe_compress(
     ctx: GraphContext, messages: list[AnyMessage], emit: Emit
 ) -> list[BaseMessage] | None:

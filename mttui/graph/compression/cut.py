@@ -14,6 +14,7 @@ No LangChain import here: messages are duck-typed (``type``, ``id``,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
@@ -35,7 +36,13 @@ def is_request(message: Any) -> bool:
 class Cut:
     older: list[Any]  # what the summary replaces (an earlier summary included)
     kept: list[Any]  # [the lifted request?, messages after the cut…]
-    removed: int  # messages that leave the view (no summary, not the lifted request)
+    lifted: int = -1  # the index in ``older`` of the lifted request (-1: none)
+
+    @cached_property
+    def removed(self) -> int:
+        """Messages that leave the view (no summary, not the lifted request): counted
+        only when a compression is applied, which reads the older part anyway."""
+        return sum(1 for i, m in enumerate(self.older) if i != self.lifted and not is_summary(m))
 
 
 def safe_points(messages: list[Any]) -> list[int]:
@@ -64,41 +71,57 @@ def choose_cut(messages: list[Any], keep_budget: int) -> Cut | None:
     Before the latest request only whole user turns are cut; inside the current,
     unfinished turn any safe point is. When nothing fits, the latest request is kept
     with as little as possible after it.
+
+    ``messages`` pair up (:func:`~mttui.graph.messages.assert_paired`, each result
+    after its call), as both callers check first. The choice walks back from the end
+    and stops once the kept part is over the budget, so it reads the kept part and
+    not the whole history (a long session's compression is chosen in the time its
+    tail takes); the older part is only sliced.
     """
-    requests = [i for i, m in enumerate(messages) if is_request(m)]
-    if not requests:
+    n = len(messages)
+    last = next((i for i in range(n - 1, -1, -1) if is_request(messages[i])), None)
+    if last is None:
         return None
-    last = requests[-1]
-    points = safe_points(messages)
+    tail = messages[-1]
     # Inside the current turn only while it is unfinished (a long tool loop); a cut
     # right after the request keeps what a cut before it keeps: not a candidate.
-    tail = messages[-1]
     finished = tail.type == "ai" and not getattr(tail, "tool_calls", None)
-    candidates = [p for p in points if (p <= last and is_request(messages[p]))
-                  or (p > last + 1 and not finished)]  # fmt: skip
-    if not candidates:
-        return None
-
-    def kept_for(p: int) -> list[Any]:
-        return ([messages[last]] if p > last else []) + messages[p:]
-
-    # Suffix sums: each message is estimated once, so choosing is linear in the history.
-    suffix = [0] * (len(messages) + 1)
-    for i in range(len(messages) - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + message_tokens(messages[i])
-    lifted = suffix[last] - suffix[last + 1]
-
-    def kept_tokens(p: int) -> int:
-        return suffix[p] + (lifted if p > last else 0)
-
-    cut = next((p for p in candidates if kept_tokens(p) <= keep_budget), None)
+    lifted = message_tokens(messages[last])
+    suffix = 0  # tokens of messages[p:]
+    answered_later: set[str] = set()  # results at or after p whose call is before p
+    largest: int | None = None  # the latest candidate: the cut when nothing fits
+    cut: int | None = None  # the earliest candidate that fits so far
+    for p in range(n, 0, -1):
+        safe = True  # p == n: every call has its result (paired)
+        if p < n:
+            m = messages[p]
+            suffix += message_tokens(m)
+            kind = m.type
+            if kind == "ai":
+                answered_later.difference_update(str(c["id"]) for c in m.tool_calls or [])
+            elif kind == "tool":
+                answered_later.add(str(m.tool_call_id))
+            safe = not answered_later and kind != "tool" and not is_summary(m)
+        # the kept part only grows going back: once over the budget, nothing earlier fits
+        kept = suffix + (lifted if p > last else 0)
+        if kept > keep_budget and largest is not None:
+            break
+        if not safe:
+            continue
+        if (p <= last and is_request(messages[p])) or (p > last + 1 and not finished):
+            largest = p if largest is None else largest
+            if kept <= keep_budget:
+                cut = p
     if cut is None:
-        cut = candidates[-1]
-    older = messages[:cut]
-    removed = sum(1 for i, m in enumerate(older) if not is_summary(m) and i != last)
-    if removed == 0:
+        cut = largest
+    if cut is None:
         return None
-    return Cut(older, kept_for(cut), removed)
+    older = messages[:cut]
+    # something leaves the view (stops at the first such message, near the start)
+    if not any(i != last and not is_summary(m) for i, m in enumerate(older)):
+        return None
+    kept_part = ([messages[last]] if cut > last else []) + messages[cut:]
+    return Cut(older, kept_part, last if last < cut else -1)
 
 
 def clip_text(text: str, max_tokens: int) -> str:

@@ -16,9 +16,11 @@ PLACEHOLDER_KEY = "not-needed"
 
 
 def make_openai(settings: Settings) -> ChatOpenAI:
-    """``ChatOpenAI`` with streaming usage, bounded retries (backoff on 429/5xx) and a timeout."""
-    from langchain_openai import ChatOpenAI
+    """``ChatOpenAI`` with streaming usage, bounded retries (backoff on 429/5xx) and a timeout
+    (its messages and tools sent without the client's parameter walk: :mod:`.payload`)."""
+    from .payload import fast_chat_openai
 
+    ChatOpenAI = fast_chat_openai()  # noqa: N806 (a class)
     if not settings.api_key and not settings.base_url:
         raise ModelConfigError(
             "provider openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)"

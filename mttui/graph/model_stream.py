@@ -1,0 +1,105 @@
+"""Reading an async model's stream on the model loop (:mod:`.models.aio`), with no
+hand-off per chunk.
+
+The request runs as a task on the model loop, in a copy of the node's context, so
+the chunks are added up and the text deltas emitted (LangGraph's stream writer reads
+the node's config from that context) right there; the node's thread only waits for
+the end, or for a stop: then the task is cancelled (the HTTP connection closes at
+once, the client never retries) and its partial answer kept. One wake-up of the node
+per model call instead of one per chunk, which a loaded machine charged for in
+scheduler time slices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .events import Emit, TextDelta
+from .messages import content_text
+from .models.aio import model_loop
+from .redact import StreamRedactor
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.messages import BaseMessage
+    from langchain_core.runnables import Runnable
+
+    ChatRunnable = Runnable[LanguageModelInput, BaseMessage]
+
+POLL_S = 0.05  # how often a waiting node looks at the stop flag
+SETTLE_S = 2.0  # how long a stopped node waits for its cancelled task to wind down
+
+
+class _Reading:
+    """What the task has read so far; ``done`` once it has ended (in any way)."""
+
+    def __init__(self) -> None:
+        self.acc: Any = None
+        self.interrupted = False
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self.task: asyncio.Task[None] | None = None
+
+
+async def _read(model: ChatRunnable, messages: Sequence[BaseMessage], stop: threading.Event,
+                emit: Emit, msg_id: str, shown: StreamRedactor, reading: _Reading) -> None:
+    try:
+        async for chunk in model.astream(messages):
+            reading.acc = chunk if reading.acc is None else reading.acc + chunk
+            piece = shown.feed(content_text(chunk.content))
+            if piece:
+                emit(TextDelta(msg_id, piece))
+            if stop.is_set():
+                reading.interrupted = True
+                break
+    except asyncio.CancelledError:
+        reading.interrupted = True  # a stop: the request is closed, nothing is retried
+    except Exception as exc:  # reported by the node as one line
+        if stop.is_set():
+            reading.interrupted = True
+        else:
+            reading.error = exc
+    finally:
+        reading.done.set()
+
+
+def read_async(model: ChatRunnable, messages: Sequence[BaseMessage], stop: threading.Event,
+               emit: Emit, msg_id: str, shown: StreamRedactor
+               ) -> tuple[Any, bool, BaseException | None]:
+    """Stream one answer on the model loop: ``(acc, interrupted, error)`` like the
+    thread reader of :mod:`.reasoning`; the deltas are emitted as they come."""
+    reading = _Reading()
+    loop = model_loop()
+    context = contextvars.copy_context()  # the node's config, for the stream writer
+
+    def start() -> None:
+        coro = _read(model, messages, stop, emit, msg_id, shown, reading)
+        reading.task = loop.create_task(coro, context=context)
+        # also when cancelled before it ran (its ``finally`` never runs then)
+        reading.task.add_done_callback(lambda _task: reading.done.set())
+
+    loop.call_soon_threadsafe(start)
+    try:
+        while not reading.done.wait(POLL_S):
+            if stop.is_set():
+                break
+    finally:
+        if not reading.done.is_set():  # a stop, or a reader that went away
+            loop.call_soon_threadsafe(_cancel, reading)
+            reading.done.wait(SETTLE_S)  # no delta may follow the node's own events
+            reading.interrupted = True
+    rest = shown.flush()
+    if rest and reading.error is None:
+        emit(TextDelta(msg_id, rest))
+    return reading.acc, reading.interrupted, reading.error
+
+
+def _cancel(reading: _Reading) -> None:
+    if reading.task is not None:
+        reading.task.cancel()
+    else:  # not started yet: it never will be
+        reading.done.set()

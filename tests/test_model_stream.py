@@ -1,0 +1,60 @@
+"""An async model's stream is read on the model loop: the chunks are added up and
+the deltas emitted there, and the node's thread wakes once, at the end (not once per
+chunk); a stop still returns at once with the partial answer."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from mttui.config import load_settings
+from mttui.graph.events import TextDelta
+from mttui.graph.models import make_model
+from mttui.graph.reasoning import call_model
+from tests.support.fake_openai import FakeOpenAI, slow, text
+
+
+def _model(url: str) -> Any:
+    settings = load_settings({"provider": "openai", "base_url": url, "api_key": "k",
+                              "model": "m"})
+    return make_model(settings.with_overrides(max_retries=0))
+
+
+def test_deltas_come_from_the_model_loop_before_the_call_returns(
+        fake_openai: FakeOpenAI) -> None:
+    from langchain_core.messages import HumanMessage
+
+    fake_openai.add(text("one two three four five six", pieces=6))
+    where: list[str] = []
+    deltas: list[str] = []
+    returned = threading.Event()
+
+    def emit(event: Any) -> None:
+        assert not returned.is_set(), "a delta after the call returned"
+        if isinstance(event, TextDelta):
+            where.append(threading.current_thread().name)
+            deltas.append(event.text)
+
+    result = call_model(_model(fake_openai.url), [HumanMessage("count")], threading.Event(),
+                        emit)  # fmt: skip
+    returned.set()
+    assert result.message is not None and not result.interrupted
+    assert "".join(deltas) == result.message.content == "one two three four five six"
+    assert len(deltas) >= 2 and set(where) == {"mttui-model-loop"}
+
+
+def test_a_stop_returns_the_partial_answer(fake_openai: FakeOpenAI) -> None:
+    from langchain_core.messages import HumanMessage
+
+    fake_openai.add(slow("a b c d e f g h i j", delay=0.2, pieces=10))
+    stop = threading.Event()
+    deltas: list[str] = []
+
+    def emit(event: Any) -> None:
+        if isinstance(event, TextDelta):
+            deltas.append(event.text)
+            stop.set()  # the user stops after the first words
+
+    result = call_model(_model(fake_openai.url), [HumanMessage("go")], stop, emit)
+    assert result.interrupted and result.message is not None
+    assert result.message.content == "".join(deltas) and deltas

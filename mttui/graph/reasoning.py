@@ -28,6 +28,7 @@ from .messages import content_text, new_message_id
 from .models.aio import model_loop, streams_natively
 from .models.errors import describe_model_error
 from .redact import Redactor, StreamRedactor
+from .retry import allowed_retries, with_retries
 from .tokens import estimate_tokens, text_tokens
 
 if TYPE_CHECKING:
@@ -104,15 +105,24 @@ def call_model(
     """
     redact = redactor if redactor is not None else Redactor.from_env()
     msg_id = new_message_id()
-    chunks: queue.Queue[Any] = queue.Queue()
-    task = _start(model, messages, stop, chunks)
-    try:
-        acc, interrupted, error = _read(chunks, stop, emit, msg_id, redact.stream())
-    finally:
-        if task is not None:
-            task.cancel()  # a stop, or a reader that went away: close the request
+    shown = redact.stream()
+
+    def attempt(out: Emit) -> tuple[Any, bool, BaseException | None]:
+        chunks: queue.Queue[Any] = queue.Queue()
+        task = _start(model, messages, stop, chunks)
+        try:
+            return _read(chunks, stop, out, msg_id, shown)
+        finally:
+            if task is not None:
+                task.cancel()  # a stop, or a reader that went away: close the request
+
+    acc, interrupted, error, retried = with_retries(
+        attempt, retries=allowed_retries(model), stop=stop, emit=emit)
     if error is not None:
-        return ModelResult(error=redact.text(describe_model_error(error, base_url)))
+        line = describe_model_error(error, base_url)
+        if retried:
+            line += f" (after {retried} {'retry' if retried == 1 else 'retries'})"
+        return ModelResult(error=redact.text(line))
     return _result(acc, interrupted, messages, msg_id, redact)
 
 

@@ -22,6 +22,7 @@ from mttui.config import Settings
 from mttui.core.chat_session import ChatSession
 from mttui.core.drive import drive, send
 from mttui.core.handle import RunnerFactory
+from mttui.core.view_tokens import opening_usage
 from mttui.graph import events as ev
 from mttui.messages import BackToBrowser, OpenSession, RunEventMessage, StreamWake
 from mttui.session.models import HistoryPage, SearchHit, SearchScope
@@ -206,7 +207,8 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
     @work(thread=True, group="open", exit_on_error=False, name="opening the session")
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
-        self.post_message(Opened(self.service.markers(info.id), self.service.last_usage(info.id)))
+        markers = self.service.markers(info.id)
+        self.post_message(Opened(markers, opening_usage(self.service, info.id, markers)))
         self.post_grants()
         self.pending_opened()
         self.load_prompts()

@@ -11,11 +11,10 @@ import asyncio
 import contextlib
 from typing import Any
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from mttui.config import Settings
@@ -29,6 +28,8 @@ from mttui.session.models import HistoryPage, SearchHit, SearchScope
 from mttui.session.service import SessionService
 from mttui.widgets.completion import CompletionList
 from mttui.widgets.delta_buffer import DeltaBuffer
+from mttui.widgets.fit_footer import FitFooter
+from mttui.widgets.header import Header, HeaderBar
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.pending_lane import PendingLane
@@ -36,7 +37,6 @@ from mttui.widgets.prompt import PromptArea
 from mttui.widgets.resume_notes import ResumeNotes
 from mttui.widgets.session_table import Clock
 from mttui.widgets.status import StatusBar
-from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
 from .chat_messages import (
@@ -95,7 +95,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         self.set_reactive(ChatScreen.state, "opening" if session_id else "idle")
 
     def compose(self) -> ComposeResult:
-        yield Static(id="chat-bar")
+        yield HeaderBar(id="chat-bar")
         yield Static(id="instructions-line")  # the AGENTS.md files loaded (chat_slash.py)
         yield HistoryView(self._page, id="history")
         yield PendingLane(id="pending-lane")
@@ -106,7 +106,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         s = self.settings
         yield StatusBar(provider=s.provider, model=s.model, approval=s.approval,
                         token_limit=s.token_limit, id="status")
-        yield Footer()
+        yield FitFooter()
 
     @property
     def history(self) -> HistoryView:
@@ -135,17 +135,11 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
 
     def _bar(self, extra: str = "") -> None:
         info = self.chat.info
-        bar = Text("mttui", style="bold")
-        if info is None and self.session_id is None:
-            bar.append("  new session", style="dim")
-        elif info is not None:
-            bar.append("  " + literal(info.title or "(untitled)"), style="bold")
-            bar.append(f"  ·  {info.id}", style="dim")
-        if self.project_line:
-            bar.append(f"  ·  {self.project_line}", style="dim")
-        if extra:
-            bar.append("  ·  " + extra, style="yellow")
-        self.query_one("#chat-bar", Static).update(bar)
+        self.header = Header(info.title or "" if info is not None else None,
+                             info.id if info is not None else None,
+                             new=info is None and self.session_id is None,
+                             path=self.project_path, branch=self.project_branch, extra=extra)
+        self.fit_header()
 
     def watch_state(self, state: str) -> None:
         self.status.state = state

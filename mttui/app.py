@@ -22,6 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -84,6 +85,7 @@ class MttuiApp(App[None]):
         self._signalled = False
         self._old_handlers: dict[int, Any] = {}
         self._event_loop: asyncio.AbstractEventLoop | None = None
+        self._typed_ahead: list[events.Key] = []  # keys typed while a chat closes
         self._ctrl_c = -QUIT_AGAIN_WITHIN  # when ctrl+c last asked to be pressed again
         self.last_session: str | None = None  # the chat open at quit (printed on exit)
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
@@ -145,11 +147,25 @@ class MttuiApp(App[None]):
         from mttui.screens.chat import ChatScreen
 
         screen = self.screen
-        if isinstance(screen, ChatScreen):
-            await screen.shutdown()
-            await self.pop_screen()
-        if isinstance(self.screen, BrowserScreen):
-            self.screen.reload()
+        try:
+            if isinstance(screen, ChatScreen):
+                await screen.shutdown()
+                await self.pop_screen()
+            if isinstance(self.screen, BrowserScreen):
+                self.screen.reload()
+        finally:
+            typed, self._typed_ahead = self._typed_ahead, []
+            for key in typed:  # in order, after the screen change: for the browser
+                self.post_message(events.Key(key.key, key.character))
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed after ``ctrl+o`` while the chat closes are kept for the browser
+        (arrows pressed at once would otherwise reach the closing chat's prompt)."""
+        if isinstance(event, events.Key) and not event.is_forwarded \
+                and getattr(self.screen, "going_back", False):
+            self._typed_ahead.append(event)
+            return
+        await super().on_event(event)
 
     # -- signals --------------------------------------------------------------
     QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)

@@ -71,7 +71,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         Binding("escape", "stop", "Stop", id="stop"),
         Binding("ctrl+k", "compact", "Compact", id="compact", priority=True),
         Binding("ctrl+f", "search", "Search", id="search_session"),
-        Binding("ctrl+o", "back", "Sessions", id="back"),
+        Binding("ctrl+o", "back", "Sessions", id="back", priority=True),
         Binding("pageup", "page(-1)", "Scroll up", id="page_up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", id="page_down", show=False,
                 priority=True),
@@ -80,6 +80,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         Binding("x", "settle('mark-failed')", "Mark failed", id="mark_failed", show=False),
         Binding("r", "rerun_call", "Re-run", id="rerun_call", show=False),
     ]
+    going_back = False  # ctrl+o pressed: closing, then the browser (app.py keeps the keys)
     AUTO_FOCUS = "PromptArea"
 
     def __init__(self, service: SessionService, settings: Settings, factory: RunnerFactory,
@@ -362,6 +363,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
                                           session_id=self.chat.session_id), done)
 
     def action_back(self) -> None:
+        self.going_back = True  # the app keeps the keys typed from now on for the browser
         self.post_message(BackToBrowser())
 
     def action_fork_selected(self) -> None:

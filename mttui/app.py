@@ -169,6 +169,9 @@ class MttuiApp(App[None]):
 
     # -- signals --------------------------------------------------------------
     QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+    HANGUP_WAIT = 4.0  # SIGHUP: how long a stopped run gets to record its end (a tool
+    #                    is killed 2 s after the stop) before its session is closed
+    HANGUP_EXIT = 1.0  # SIGHUP: how long the loop then gets to restore the terminal
     QUIT_GRACE = 10.0  # how long the event loop gets to quit before the sessions are
     #                    closed from the signal's thread (a terminal that is gone can
     #                    block the app's output, and with it the event loop, for good)
@@ -176,8 +179,9 @@ class MttuiApp(App[None]):
     def _catch_signals(self) -> None:
         """SIGHUP (the terminal was closed) and SIGTERM (``kill PID``) quit like ctrl+q:
         the run stops, a running tool's process group is killed and its outcome written,
-        the session is closed and the terminal restored. (A headless app, e.g. under
-        test, leaves the process's handlers alone.)
+        the session is closed and the terminal restored (SIGHUP: the terminal is most
+        likely gone, so the signal's thread closes the sessions and ends soon after).
+        (A headless app, e.g. under test, leaves the process's handlers alone.)
 
         Python handlers, not the event loop's: they run even while the loop is blocked
         writing to a terminal that no longer reads."""
@@ -202,10 +206,18 @@ class MttuiApp(App[None]):
 
     def _quit_after_signal(self, signum: int) -> None:
         """Stop the runs at once, then quit as ctrl+q does; if the event loop cannot
-        (it is stuck on a dead terminal), close the sessions from here and end."""
+        (it is stuck on a dead terminal), close the sessions from here and end.
+
+        SIGHUP: the terminal is most likely gone, so the loop is not waited for: the
+        sessions are closed from here first (each run records its end), then the loop
+        gets a moment to restore a terminal that is still there."""
         for chat in self._open_chats():
             if chat.handle is not None:
                 chat.handle.stop()
+        hangup = signum == signal.SIGHUP
+        if hangup:
+            for chat in self._open_chats():
+                chat.close(wait=self.HANGUP_WAIT)
         if self._event_loop is not None:  # without waiting: the loop may be stuck
             with contextlib.suppress(RuntimeError):  # the loop is already closed
                 self._event_loop.call_soon_threadsafe(self.call_later, self.action_quit)
@@ -214,7 +226,8 @@ class MttuiApp(App[None]):
             time.sleep(0.05)
         for chat in self._open_chats():
             chat.close(wait=5.0)  # a no-op for a session the app closed already
-        time.sleep(5.0)  # the app restores the terminal and exits on its own if it can
+        # the app restores the terminal and exits on its own if it can
+        time.sleep(self.HANGUP_EXIT if hangup else 5.0)
         os._exit(128 + signum)
 
     async def on_unmount(self) -> None:

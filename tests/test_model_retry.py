@@ -133,3 +133,21 @@ def _messages(runner: Any) -> list[dict[str, Any]]:
 
     records, _ = read_all(runner.writer.path)
     return [r for r in records if r["type"] == "transcript_message"]
+
+
+def test_exec_says_it_retries_on_stderr(
+        home: Any, project: Any, fake_openai: FakeOpenAI, quick: None,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from mttui.cli import main
+
+    for var in ("MTTUI_PROVIDER", "MTTUI_MODEL", "MTTUI_APPROVAL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("MTTUI_MAX_RETRIES", "2")
+    monkeypatch.chdir(project)
+    fake_openai.add(error(429, "slow down"), text("done"))
+    assert main(["exec", "--provider", "openai", "--model", "m", "hello"]) == 0
+    out = capsys.readouterr()
+    assert "done" in out.out
+    assert out.err.count("mttui: retrying 1/2 after HTTP 429") == 1

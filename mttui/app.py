@@ -22,6 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -84,6 +85,7 @@ class MttuiApp(App[None]):
         self._signalled = False
         self._old_handlers: dict[int, Any] = {}
         self._event_loop: asyncio.AbstractEventLoop | None = None
+        self._typed_ahead: list[events.Key] = []  # keys typed while a chat closes
         self._ctrl_c = -QUIT_AGAIN_WITHIN  # when ctrl+c last asked to be pressed again
         self.last_session: str | None = None  # the chat open at quit (printed on exit)
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
@@ -156,14 +158,31 @@ class MttuiApp(App[None]):
         from mttui.screens.chat import ChatScreen
 
         screen = self.screen
-        if isinstance(screen, ChatScreen):
-            await screen.shutdown()
-            await self.pop_screen()
-        if isinstance(self.screen, BrowserScreen):
-            self.screen.reload()
+        try:
+            if isinstance(screen, ChatScreen):
+                await screen.shutdown()
+                await self.pop_screen()
+            if isinstance(self.screen, BrowserScreen):
+                self.screen.reload()
+        finally:
+            typed, self._typed_ahead = self._typed_ahead, []
+            for key in typed:  # in order, after the screen change: for the browser
+                self.post_message(events.Key(key.key, key.character))
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed after ``ctrl+o`` while the chat closes are kept for the browser
+        (arrows pressed at once would otherwise reach the closing chat's prompt)."""
+        if isinstance(event, events.Key) and not event.is_forwarded \
+                and getattr(self.screen, "going_back", False):
+            self._typed_ahead.append(event)
+            return
+        await super().on_event(event)
 
     # -- signals --------------------------------------------------------------
     QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+    HANGUP_WAIT = 4.0  # SIGHUP: how long a stopped run gets to record its end (a tool
+    #                    is killed 2 s after the stop) before its session is closed
+    HANGUP_EXIT = 1.0  # SIGHUP: how long the loop then gets to restore the terminal
     QUIT_GRACE = 10.0  # how long the event loop gets to quit before the sessions are
     #                    closed from the signal's thread (a terminal that is gone can
     #                    block the app's output, and with it the event loop, for good)
@@ -171,8 +190,9 @@ class MttuiApp(App[None]):
     def _catch_signals(self) -> None:
         """SIGHUP (the terminal was closed) and SIGTERM (``kill PID``) quit like ctrl+q:
         the run stops, a running tool's process group is killed and its outcome written,
-        the session is closed and the terminal restored. (A headless app, e.g. under
-        test, leaves the process's handlers alone.)
+        the session is closed and the terminal restored (SIGHUP: the terminal is most
+        likely gone, so the signal's thread closes the sessions and ends soon after).
+        (A headless app, e.g. under test, leaves the process's handlers alone.)
 
         Python handlers, not the event loop's: they run even while the loop is blocked
         writing to a terminal that no longer reads."""
@@ -197,10 +217,18 @@ class MttuiApp(App[None]):
 
     def _quit_after_signal(self, signum: int) -> None:
         """Stop the runs at once, then quit as ctrl+q does; if the event loop cannot
-        (it is stuck on a dead terminal), close the sessions from here and end."""
+        (it is stuck on a dead terminal), close the sessions from here and end.
+
+        SIGHUP: the terminal is most likely gone, so the loop is not waited for: the
+        sessions are closed from here first (each run records its end), then the loop
+        gets a moment to restore a terminal that is still there."""
         for chat in self._open_chats():
             if chat.handle is not None:
                 chat.handle.stop()
+        hangup = signum == signal.SIGHUP
+        if hangup:
+            for chat in self._open_chats():
+                chat.close(wait=self.HANGUP_WAIT)
         if self._event_loop is not None:  # without waiting: the loop may be stuck
             with contextlib.suppress(RuntimeError):  # the loop is already closed
                 self._event_loop.call_soon_threadsafe(self.call_later, self.action_quit)
@@ -209,7 +237,8 @@ class MttuiApp(App[None]):
             time.sleep(0.05)
         for chat in self._open_chats():
             chat.close(wait=5.0)  # a no-op for a session the app closed already
-        time.sleep(5.0)  # the app restores the terminal and exits on its own if it can
+        # the app restores the terminal and exits on its own if it can
+        time.sleep(self.HANGUP_EXIT if hangup else 5.0)
         os._exit(128 + signum)
 
     async def on_unmount(self) -> None:

@@ -1,21 +1,30 @@
 """Sample sessions for ``mttui demo`` (no Textual here).
 
-Everything is written through ``SessionService``/``SessionWriter`` as real
-records; the session that waits for an approval is produced by a real run of
-the offline model, so its checkpoint holds the interrupt and the approval is
-asked again when it is opened. Running it twice adds nothing.
+The sessions are made by running the offline model through the real runtime
+(``SessionHandle``, LangGraph with its SQLite checkpoints), so each one has the
+checkpoint a real session has and opens without a warning, except for what it
+is meant to show: an approval that waits, a tool call interrupted by a crash,
+a queue, a damaged log line. The long session's 2 000 messages are written as
+records and its thread is seeded with the model's view, as a fork is.
+Running it twice adds nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mttui.config import Settings
+from mttui.core.drive import drive
+from mttui.core.handle import ApprovalAnswer, SessionHandle
+from mttui.graph.events import ApprovalRequested, Emit, RunEvent
+from mttui.graph.messages import arguments_sha256
 from mttui.session.records import new_id
 from mttui.session.service import SessionService
-from mttui.session.writer import SessionWriter
+from mttui.session.transcript import fold
 
 MARKER = "demo-sessions.json"
 LONG_MESSAGES = 2000
@@ -45,13 +54,16 @@ def build_demo(home: Path, project: Path) -> list[str]:
         ids = json.loads(marker.read_text(encoding="utf-8"))
         if _all_exist(service, ids):
             return list(ids)
+    settings = Settings(provider="offline", model="offline", approval="ask")
+    long_id = _long_session(service)
+    _seed_long(service, settings, long_id)
     ids = [
-        _long_session(service),
-        _chinese_session(service),
-        _queued_session(service),
-        _interrupted_session(service),
-        _corrupt_session(service),
-        _approval_session(service, project),
+        long_id,
+        _chinese_session(service, settings),
+        _queued_session(service, settings),
+        _interrupted_session(service, settings),
+        _corrupt_session(service, settings),
+        _approval_session(service, settings),
     ]
     marker.write_text(json.dumps(ids), encoding="utf-8")
     service.catch_up()
@@ -113,77 +125,114 @@ def _long_session(service: SessionService) -> str:
         return w.session_id
 
 
-def _chinese_session(service: SessionService) -> str:
-    with service.create_session(provider="offline", model="offline",
-                                title="重构会话存储：快速分页与全文搜索") as w:
-        w.append_many([
-            _msg("user", "请解释一下为什么会话列表要用键集分页，而不是 OFFSET？"),
-            _msg("assistant", "因为 **OFFSET** 需要先扫描并丢弃前面的所有行，页数越大越慢；"
-                              "键集分页直接从上一页最后一条记录继续，代价与页码无关。\n\n"
-                              "- 列表：按 `(updated_at, id)` 排序\n- 历史：按 `msg_seq` 排序"),
-            _msg("user", "那中文搜索呢？两个字的查询能找到吗？"),
-            _msg("assistant", "可以。三字及以上用 trigram 全文索引，"
-                              "少于三个字时回退到 `instr()` 子串匹配，例如“快速”。"),
-        ])
-        return w.session_id
+def _seed_long(service: SessionService, settings: Settings, session_id: str) -> None:
+    """Give the long session the checkpoint a run would have left: the model's view
+    (the compression summary and the messages kept after it), as a fork seeds one."""
+    from mttui.graph.seed import seed_thread, view_messages
 
-
-def _queued_session(service: SessionService) -> str:
-    with service.create_session(provider="offline", model="offline",
-                                title="Write the release notes") as w:
-        w.append_many([
-            _msg("user", "Draft release notes for version 0.1."),
-            _msg("assistant", "## mttui 0.1\n\n- durable sessions\n- search\n- resume"),
-        ])
-        for text in ("Also mention the offline model.", "Then shorten it to five lines."):
-            w.append("pending_add", item_id=new_id("pending"), mode="queue", text=text)
-        return w.session_id
-
-
-def _interrupted_session(service: SessionService) -> str:
-    with service.create_session(provider="offline", model="offline",
-                                title="Run the test suite (interrupted)") as w:
-        run_id, call = new_id("run"), "call_pytest"
-        args = {"command": "pytest -x tests/"}
-        w.append_many([
-            ("run_start", {"run_id": run_id}),
-            _msg("user", "!pytest -x tests/"),
-            _msg("assistant", "", tool_calls=[{"id": call, "name": "shell", "args": args}]),
-            ("approval_request", {"request_id": "req_pytest", "run_id": run_id, "tool_calls": [
-                {"call_id": call, "tool_name": "shell", "arguments": args,
-                 "risk_level": "high"}]}),
-            ("approval_decision", {"request_id": "req_pytest", "decisions": {call: "approve"}}),
-        ])
-        w.append("tool_dispatch", run_id=run_id, call_id=call, tool_name="shell",
-                 arguments_sha256="0" * 64)
-        return w.session_id  # no tool_outcome: the process "died" while the tool ran
-
-
-def _corrupt_session(service: SessionService) -> str:
-    with service.create_session(provider="offline", model="offline",
-                                title="Notes with a damaged line") as w:
-        w.append_many([_msg("user", "Remember: the log is the source of truth."),
-                       _msg("assistant", "Noted. A damaged line is skipped and counted.")])
-        path, sid = w.path, w.session_id
-    with open(path, "ab") as fh:
-        fh.write(b'{"type":"transcript_message","seq":9,"message":{"id":"broken\n')
-    return sid
-
-
-def _approval_session(service: SessionService, project: Path) -> str:
-    """A real run of the offline model that stops at an approval (checkpoint included)."""
-    from mttui.config import Settings
-    from mttui.graph.runner import Runner
-
-    settings = Settings(provider="offline", model="offline", approval="ask")
-    writer: SessionWriter = service.create_session(provider="offline", model="offline",
-                                                   title="Clean the build and fix div()")
-    runner = Runner.for_service(service, writer, settings)
+    records, _ = service.records(session_id)
+    summary, view = fold(records).model_view()
+    writer = service.open_session(service.get(session_id).path)
     try:
-        for _ in runner.run("!rm -rf build && python -m pytest -q\n"
-                            "/edit src/calc.py return a / b => return a / b if b else 0.0"):
-            pass
-        return writer.session_id
+        seed_thread(writer, settings, project=service.project,
+                    checkpoints_path=service.checkpoints_path(),
+                    messages=view_messages(summary, list(view)), thread_id=writer.thread_id)
     finally:
-        runner.close()
         writer.close()
+
+
+def _leave_waiting(request: ApprovalRequested) -> ApprovalAnswer | None:
+    return None  # the approval waits: it is asked when the session is opened
+
+
+def _quiet(event: RunEvent) -> None:
+    """The runs of the demo are not shown while it is built."""
+
+
+def _session(service: SessionService, settings: Settings, title: str,
+             texts: list[str]) -> SessionHandle:
+    """A new session with ``title`` whose turns ``texts`` ran through the offline model."""
+    writer = service.create_session(provider=settings.provider, model=settings.model,
+                                    title=title)
+    handle = SessionHandle(service, settings, writer, fresh=True)
+    try:
+        for text in texts:
+            drive(handle, handle.run(text), emit=_quiet, ask=_leave_waiting)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def _chinese_session(service: SessionService, settings: Settings) -> str:
+    handle = _session(service, settings, "重构会话存储：快速分页与全文搜索", [
+        "请解释一下为什么会话列表要用键集分页，而不是 OFFSET？",
+        "那中文搜索呢？两个字的查询，例如“快速”，能找到吗？",
+    ])
+    handle.close()
+    return handle.session_id
+
+
+def _queued_session(service: SessionService, settings: Settings) -> str:
+    handle = _session(service, settings, "Write the release notes",
+                      ["Draft release notes for version 0.1."])
+    try:
+        for text in ("Also mention the offline model.", "Then shorten it to five lines."):
+            handle.pending.add(text)  # waiting in the lane until the user resumes the queue
+        return handle.session_id
+    finally:
+        handle.close()
+
+
+class _ProcessDied(BaseException):
+    """The demo's stand-in for a process killed while its tool runs (no handler of
+    the runtime catches it, so nothing is written after it, as after a SIGKILL)."""
+
+
+def _interrupted_session(service: SessionService, settings: Settings) -> str:
+    """The shell call is approved and dispatched, then the process "dies": the log and
+    the checkpoints hold what a process killed while the tool ran leaves behind."""
+    handle = _session(service, settings, "Run the test suite (interrupted)",
+                      ["!pytest -x tests/"])
+    try:
+        request = handle.waiting_approval()
+        assert request is not None, "the offline model asks to approve a shell command"
+        call = request.tool_calls[0]
+        journal = handle.runner.journal
+        before = journal.before_dispatch
+
+        def dispatch_then_die(emit: Emit, run_id: str, tool_name: str) -> None:
+            if before is not None:
+                before(emit, run_id, tool_name)  # the file checkpoint, as in a real run
+            handle.writer.append("tool_dispatch", run_id=run_id, call_id=call["call_id"],
+                                 tool_name=tool_name,
+                                 arguments_sha256=arguments_sha256(call["arguments"]))
+            raise _ProcessDied
+
+        journal.before_dispatch = dispatch_then_die
+        with contextlib.suppress(_ProcessDied):
+            drive(handle, handle.answer(request, ApprovalAnswer.for_all(request, True)),
+                  emit=_quiet, ask=_leave_waiting)
+        return handle.session_id  # no tool_outcome, no run_end, no session_end
+    finally:
+        handle.runner.close()
+        handle.writer.close()
+
+
+def _corrupt_session(service: SessionService, settings: Settings) -> str:
+    handle = _session(service, settings, "Notes with a damaged line",
+                      ["Remember: the log is the source of truth."])
+    handle.close()
+    with open(handle.writer.path, "ab") as fh:  # a damaged line
+        fh.write(b'{"type":"transcript_message","seq":99,"message":{"id":"broken\n')
+    return handle.session_id
+
+
+def _approval_session(service: SessionService, settings: Settings) -> str:
+    """A run that stops at an approval: its checkpoint holds the interrupt, so the
+    approval is asked again when the session is opened."""
+    handle = _session(service, settings, "Clean the build and fix div()", [
+        "!rm -rf build && python -m pytest -q\n"
+        "/edit src/calc.py return a / b => return a / b if b else 0.0"])
+    handle.close()
+    return handle.session_id

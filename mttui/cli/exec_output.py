@@ -14,6 +14,7 @@ from mttui.graph.events import (
     ApprovalRequested,
     Compressed,
     MessageAdded,
+    ModelRetry,
     Notice,
     RunEnded,
     RunStarted,
@@ -170,7 +171,7 @@ class ExecOutput:
             self._line(
                 f"(history compressed: {ev.tokens_before} → {ev.tokens_after} tokens)", err=True
             )
-        elif isinstance(ev, Notice):
+        elif isinstance(ev, (Notice, ModelRetry)):  # ModelRetry: "retrying 1/2 after …"
             self._line(f"mttui: {ev.text}", err=True)
         elif isinstance(ev, RunEnded):
             self._end_text()

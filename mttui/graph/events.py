@@ -96,6 +96,22 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class ModelRetry:
+    """A model request failed before its answer began (a timeout, a lost connection,
+    HTTP 429 or 5xx) and is sent again after ``delay`` seconds: retry ``attempt`` of
+    ``retries``."""
+
+    attempt: int
+    retries: int
+    reason: str  # "timeout", "connection error", "HTTP 503"
+    delay: float
+
+    @property
+    def text(self) -> str:
+        return f"retrying {self.attempt}/{self.retries} after {self.reason}"
+
+
+@dataclass(frozen=True)
 class PendingChanged:
     """Pending inputs changed during a run (steers read, a queue item taken or back at
     the head); the lane is read again from ``pending_runtime.PendingInputs``."""
@@ -125,6 +141,7 @@ RunEvent = (
     | Notice
     | PendingChanged
     | ToolOutput
+    | ModelRetry
 )
 
 # where a node or the journal hands its events (LangGraph's stream writer, a list's append)

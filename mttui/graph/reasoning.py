@@ -28,6 +28,7 @@ from .model_stream import read_async
 from .models.aio import streams_natively
 from .models.errors import describe_model_error
 from .redact import Redactor, StreamRedactor
+from .retry import allowed_retries, with_retries
 from .tokens import estimate_tokens, text_tokens
 
 if TYPE_CHECKING:
@@ -88,14 +89,22 @@ def call_model(
     """
     redact = redactor if redactor is not None else Redactor.from_env()
     msg_id = new_message_id()
-    if streams_natively(model):  # read on the model loop; a stop cancels the request
-        acc, interrupted, error = read_async(model, messages, stop, emit, msg_id, redact.stream())
-    else:
+    shown = redact.stream()
+
+    def attempt(out: Emit) -> tuple[Any, bool, BaseException | None]:
+        if streams_natively(model):  # read on the model loop; a stop cancels the request
+            return read_async(model, messages, stop, out, msg_id, shown)
         chunks: queue.Queue[Any] = queue.Queue()
         _start(model, messages, stop, chunks)
-        acc, interrupted, error = _read(chunks, stop, emit, msg_id, redact.stream())
+        return _read(chunks, stop, out, msg_id, shown)
+
+    acc, interrupted, error, retried = with_retries(
+        attempt, retries=allowed_retries(model), stop=stop, emit=emit)
     if error is not None:
-        return ModelResult(error=redact.text(describe_model_error(error, base_url)))
+        line = describe_model_error(error, base_url)
+        if retried:
+            line += f" (after {retried} {'retry' if retried == 1 else 'retries'})"
+        return ModelResult(error=redact.text(line))
     return _result(acc, interrupted, messages, msg_id, redact)
 
 

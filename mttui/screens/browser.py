@@ -12,7 +12,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
 from mttui.messages import OpenSession, PreviewLoaded, SessionChangeDone, SessionsLoaded
@@ -20,6 +20,7 @@ from mttui.session.errors import MttuiError
 from mttui.session.models import SearchHit, SearchScope, SessionInfo
 from mttui.session.resume.verdict import preview_verdict
 from mttui.session.service import SessionService
+from mttui.widgets.fit_footer import FitFooter
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import Clock, SessionTable
 from mttui.widgets.text import short_path
@@ -70,7 +71,7 @@ class BrowserScreen(Screen[None]):
         with Horizontal(id="main"):
             yield SessionTable(self.clock, id="sessions")
             yield PreviewPane(self.clock, id="preview")
-        yield Footer()
+        yield FitFooter()
 
     @property
     def table(self) -> SessionTable:

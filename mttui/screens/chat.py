@@ -11,23 +11,25 @@ import asyncio
 import contextlib
 from typing import Any
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from mttui.config import Settings
 from mttui.core.chat_session import ChatSession
 from mttui.core.drive import drive, send
 from mttui.core.handle import RunnerFactory
+from mttui.core.view_tokens import opening_usage
 from mttui.graph import events as ev
 from mttui.messages import BackToBrowser, OpenSession, RunEventMessage, StreamWake
 from mttui.session.models import HistoryPage, SearchHit, SearchScope
 from mttui.session.service import SessionService
 from mttui.widgets.completion import CompletionList
 from mttui.widgets.delta_buffer import DeltaBuffer
+from mttui.widgets.fit_footer import FitFooter
+from mttui.widgets.header import Header, HeaderBar
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.pending_lane import PendingLane
@@ -35,7 +37,6 @@ from mttui.widgets.prompt import PromptArea
 from mttui.widgets.resume_notes import ResumeNotes
 from mttui.widgets.session_table import Clock
 from mttui.widgets.status import StatusBar
-from mttui.widgets.text import literal
 from mttui.widgets.workers import report_worker_error
 
 from .chat_messages import (
@@ -70,7 +71,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         Binding("escape", "stop", "Stop", id="stop"),
         Binding("ctrl+k", "compact", "Compact", id="compact", priority=True),
         Binding("ctrl+f", "search", "Search", id="search_session"),
-        Binding("ctrl+o", "back", "Sessions", id="back"),
+        Binding("ctrl+o", "back", "Sessions", id="back", priority=True),
         Binding("pageup", "page(-1)", "Scroll up", id="page_up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", id="page_down", show=False,
                 priority=True),
@@ -79,6 +80,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         Binding("x", "settle('mark-failed')", "Mark failed", id="mark_failed", show=False),
         Binding("r", "rerun_call", "Re-run", id="rerun_call", show=False),
     ]
+    going_back = False  # ctrl+o pressed: closing, then the browser (app.py keeps the keys)
     AUTO_FOCUS = "PromptArea"
 
     def __init__(self, service: SessionService, settings: Settings, factory: RunnerFactory,
@@ -94,7 +96,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         self.set_reactive(ChatScreen.state, "opening" if session_id else "idle")
 
     def compose(self) -> ComposeResult:
-        yield Static(id="chat-bar")
+        yield HeaderBar(id="chat-bar")
         yield Static(id="instructions-line")  # the AGENTS.md files loaded (chat_slash.py)
         yield HistoryView(self._page, id="history")
         yield PendingLane(id="pending-lane")
@@ -105,7 +107,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         s = self.settings
         yield StatusBar(provider=s.provider, model=s.model, approval=s.approval,
                         token_limit=s.token_limit, id="status")
-        yield Footer()
+        yield FitFooter()
 
     @property
     def history(self) -> HistoryView:
@@ -134,17 +136,11 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
 
     def _bar(self, extra: str = "") -> None:
         info = self.chat.info
-        bar = Text("mttui", style="bold")
-        if info is None and self.session_id is None:
-            bar.append("  new session", style="dim")
-        elif info is not None:
-            bar.append("  " + literal(info.title or "(untitled)"), style="bold")
-            bar.append(f"  ·  {info.id}", style="dim")
-        if self.project_line:
-            bar.append(f"  ·  {self.project_line}", style="dim")
-        if extra:
-            bar.append("  ·  " + extra, style="yellow")
-        self.query_one("#chat-bar", Static).update(bar)
+        self.header = Header(info.title or "" if info is not None else None,
+                             info.id if info is not None else None,
+                             new=info is None and self.session_id is None,
+                             path=self.project_path, branch=self.project_branch, extra=extra)
+        self.fit_header()
 
     def watch_state(self, state: str) -> None:
         self.status.state = state
@@ -206,7 +202,8 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
     @work(thread=True, group="open", exit_on_error=False, name="opening the session")
     def _open(self, session_id: str) -> None:
         info = self.chat.load(session_id)
-        self.post_message(Opened(self.service.markers(info.id), self.service.last_usage(info.id)))
+        markers = self.service.markers(info.id)
+        self.post_message(Opened(markers, opening_usage(self.service, info.id, markers)))
         self.post_grants()
         self.pending_opened()
         self.load_prompts()
@@ -366,6 +363,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
                                           session_id=self.chat.session_id), done)
 
     def action_back(self) -> None:
+        self.going_back = True  # the app keeps the keys typed from now on for the browser
         self.post_message(BackToBrowser())
 
     def action_fork_selected(self) -> None:

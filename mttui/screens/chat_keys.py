@@ -9,6 +9,7 @@ from textual.actions import SkipAction
 from textual.binding import Binding
 
 from mttui.core.project_info import git_branch
+from mttui.widgets.header import Header, HeaderBar
 from mttui.widgets.history import HistoryView
 from mttui.widgets.new_chat_hint import NewChatHint, hint_renderable
 from mttui.widgets.prompt import PromptArea
@@ -38,6 +39,9 @@ class KeysChat(ResumeChat):
         super().__init__()
         self.prompts = PromptHistory()
         self.project_line = ""  # the header's project folder and git branch
+        self.project_path = ""  # the same, apart: the header shortens the path to fit
+        self.project_branch: str | None = None
+        self.header = Header()
 
     def on_mount(self) -> None:
         self.chat.on_output = self.emit  # live tool output, posted from the tool's thread
@@ -63,11 +67,17 @@ class KeysChat(ResumeChat):
     def read_project(self) -> None:
         project = self.chat.service.project
         branch = git_branch(project)
-        self.post_message(ProjectRead(short_path(project) + (f" ({branch})" if branch else "")))
+        self.post_message(ProjectRead(short_path(project) + (f" ({branch})" if branch else ""),
+                                      short_path(project), branch))
 
     def on_project_read(self, message: ProjectRead) -> None:
         self.project_line = message.text
+        self.project_path, self.project_branch = message.path, message.branch
         self._bar()
+
+    def fit_header(self) -> None:
+        """Show ``self.header`` (the bar fits it to its width, also after a resize)."""
+        self.query_one("#chat-bar", HeaderBar).show(self.header)
 
     def _bar(self, extra: str = "") -> None:
         raise NotImplementedError

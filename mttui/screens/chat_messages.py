@@ -134,3 +134,5 @@ class ProjectRead(Message):
     """The header's project: folder and git branch."""
 
     text: str
+    path: str = ""  # the whole folder (``~`` for home), shortened by the header
+    branch: str | None = None

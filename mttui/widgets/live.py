@@ -105,6 +105,8 @@ class LiveTranscript:
             self.error_shown = ""
         elif isinstance(event, ev.Notice) and event.level in ("warning", "error"):
             self.notice(event.text, event.level)
+        elif isinstance(event, ev.ModelRetry):  # "retrying 1/2 after timeout"
+            self.notice(event.text, "warning")
 
     def _delta(self, event: ev.TextDelta) -> None:
         item = self.streams.get(event.message_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..retry import RETRIES_KEY
 from .errors import ModelConfigError
 
 if TYPE_CHECKING:
@@ -16,8 +17,9 @@ PLACEHOLDER_KEY = "not-needed"
 
 
 def make_openai(settings: Settings) -> ChatOpenAI:
-    """``ChatOpenAI`` with streaming usage, bounded retries (backoff on 429/5xx) and a timeout
-    (its messages and tools sent without the client's parameter walk: :mod:`.payload`)."""
+    """``ChatOpenAI`` with streaming usage and a timeout; the request is retried (backoff on
+    timeouts, lost connections, 429/5xx) by ``graph/retry.py``, not by the client. Its
+    messages and tools are sent without the client's parameter walk (:mod:`.payload`)."""
     from .payload import fast_chat_openai
 
     ChatOpenAI = fast_chat_openai()  # noqa: N806 (a class)
@@ -31,6 +33,7 @@ def make_openai(settings: Settings) -> ChatOpenAI:
         api_key=settings.api_key or PLACEHOLDER_KEY,  # type: ignore[arg-type]
         streaming=True,
         stream_usage=True,
-        max_retries=settings.max_retries,
+        max_retries=0,  # retried by graph/retry.py, where the chat can see it
+        metadata={RETRIES_KEY: settings.max_retries},
         timeout=settings.timeout,
     )

@@ -1,0 +1,57 @@
+"""Keys pressed right after ``ctrl+o`` (back from a chat) move the browser's cursor;
+none is lost while the chat closes or the list reloads."""
+
+from __future__ import annotations
+
+from textual import events
+
+from mttui.screens.browser import BrowserScreen
+from mttui.screens.chat import ChatScreen
+from mttui.session.service import SessionService
+from mttui.widgets.session_table import SessionTable
+from tests.support.tui import make_app, msg, settle, wait_for, write_session
+
+
+def _sessions(service: SessionService) -> list[str]:
+    return [write_session(service, f"Session {n}", [msg("user", f"hello {n}", 1)])
+            for n in range(6)]
+
+
+async def test_down_right_after_ctrl_o_moves_the_cursor(service: SessionService) -> None:
+    _sessions(service)
+    app = make_app(service)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        await pilot.press("down")
+        await settle(pilot)
+        opened = table.current_id
+        assert table.cursor_row == 1
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await settle(pilot)
+        for key in ("ctrl+o", "down", "down"):  # as a terminal sends them: no waiting
+            app.post_message(events.Key(key, None))
+        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen)
+                       and not app.screen.fetching)
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        ids = [s.id for s in table.sessions]
+        assert table.current_id == ids[ids.index(opened) + 2]
+
+
+async def test_keys_typed_while_the_list_reloads_apply_to_the_new_rows(
+        service: SessionService) -> None:
+    _sessions(service)
+    app = make_app(service)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        browser = app.screen
+        assert isinstance(browser, BrowserScreen)
+        table = browser.query_one(SessionTable)
+        table.set_sessions([], reset=True, more=False)  # a reload that has not arrived
+        browser.reload()
+        await pilot.press("down", "down", "down")
+        await wait_for(pilot, lambda: not browser.fetching and len(table.sessions) == 6)
+        await settle(pilot)
+        assert table.cursor_row == 3

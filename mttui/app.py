@@ -29,7 +29,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from mttui.config import Settings
-from mttui.messages import BackToBrowser, OpenSession, SessionsLoaded
+from mttui.messages import BackToBrowser, OpenSession, ReplayKeys, SessionsLoaded
 from mttui.screens.browser import BrowserScreen
 from mttui.session.service import SessionService
 from mttui.widgets.workers import report_worker_error
@@ -158,16 +158,22 @@ class MttuiApp(App[None]):
         from mttui.screens.chat import ChatScreen
 
         screen = self.screen
+        typed: list[events.Key] = []
         try:
             if isinstance(screen, ChatScreen):
                 await screen.shutdown()
                 await self.pop_screen()
             if isinstance(self.screen, BrowserScreen):
-                self.screen.reload()
+                typed, self._typed_ahead = self._typed_ahead, []
+                self.screen.reload(then=typed)  # the keys act on the reloaded rows
         finally:
             typed, self._typed_ahead = self._typed_ahead, []
-            for key in typed:  # in order, after the screen change: for the browser
+            for key in typed:  # in order, after the screen change
                 self.post_message(events.Key(key.key, key.character))
+
+    def on_replay_keys(self, message: ReplayKeys) -> None:
+        for key, character in message.keys:  # made here: they travel as the app's keys
+            self.post_message(events.Key(key, character))
 
     async def on_event(self, event: events.Event) -> None:
         """Keys typed after ``ctrl+o`` while the chat closes are kept for the browser

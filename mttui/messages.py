@@ -71,3 +71,11 @@ class SessionChangeDone(Message):
 
 class BackToBrowser(Message):
     """Leave the chat for the session browser."""
+
+
+class ReplayKeys(Message):
+    """Keys typed while a screen was not ready for them, to be delivered now (in order)."""
+
+    def __init__(self, keys: list[tuple[str, str | None]]) -> None:
+        super().__init__()
+        self.keys = keys

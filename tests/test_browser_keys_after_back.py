@@ -9,7 +9,7 @@ from mttui.screens.browser import BrowserScreen
 from mttui.screens.chat import ChatScreen
 from mttui.session.service import SessionService
 from mttui.widgets.session_table import SessionTable
-from tests.support.tui import make_app, msg, settle, wait_for, write_session
+from tests.support.tui import make_app, msg, send, settle, wait_for, write_session
 
 
 def _sessions(service: SessionService) -> list[str]:
@@ -34,10 +34,11 @@ async def test_down_right_after_ctrl_o_moves_the_cursor(service: SessionService)
             app.post_message(events.Key(key, None))
         await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen)
                        and not app.screen.fetching)
+        await pilot.pause(0.1)  # the keys replayed after the first page
         await settle(pilot)
         table = app.screen.query_one(SessionTable)
         ids = [s.id for s in table.sessions]
-        assert table.current_id == ids[ids.index(opened) + 2]
+        assert table.current_id == ids[ids.index(opened) + 2], (ids, opened, table.cursor_row)
 
 
 async def test_keys_typed_while_the_list_reloads_apply_to_the_new_rows(
@@ -55,3 +56,34 @@ async def test_keys_typed_while_the_list_reloads_apply_to_the_new_rows(
         await wait_for(pilot, lambda: not browser.fetching and len(table.sessions) == 6)
         await settle(pilot)
         assert table.cursor_row == 3
+
+
+async def test_keys_after_ctrl_o_move_from_the_session_in_its_new_place(
+        service: SessionService) -> None:
+    """The chat moved its session to the top (a message was sent): the keys typed with
+    ``ctrl+o`` start from there, not from where the session stood before."""
+    _sessions(service)
+    app = make_app(service)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        await pilot.press("down", "down", "down")
+        await settle(pilot)
+        opened = table.current_id
+        assert table.cursor_row == 3
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await settle(pilot)
+        await send(pilot, "one more")
+        await wait_for(pilot, lambda: app.screen.state == "idle"
+                       and "one more" in [m.content for m in service.history(opened).messages])
+        for key in ("ctrl+o", "down", "down"):
+            app.post_message(events.Key(key, None))
+        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen)
+                       and not app.screen.fetching)
+        await pilot.pause(0.1)  # the keys replayed after the first page
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        ids = [s.id for s in table.sessions]
+        assert ids[0] == opened  # the latest activity is first
+        assert table.current_id == ids[2]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -15,7 +15,13 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from mttui.messages import OpenSession, PreviewLoaded, SessionChangeDone, SessionsLoaded
+from mttui.messages import (
+    OpenSession,
+    PreviewLoaded,
+    ReplayKeys,
+    SessionChangeDone,
+    SessionsLoaded,
+)
 from mttui.session.errors import MttuiError
 from mttui.session.models import SearchHit, SearchScope, SessionInfo
 from mttui.session.resume.verdict import preview_verdict
@@ -64,6 +70,7 @@ class BrowserScreen(Screen[None]):
         self.next_cursor: str | None = None
         self.fetching = False
         self._serial = 0
+        self._typed_ahead: list[events.Key] = []  # replayed after the next first page
         self._preview_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -90,8 +97,11 @@ class BrowserScreen(Screen[None]):
         self.query_one("#bar", Static).update(bar)
 
     # -- loading --------------------------------------------------------------
-    def reload(self) -> None:
+    def reload(self, then: Sequence[events.Key] = ()) -> None:
+        """List the sessions again; ``then``: keys typed meanwhile, replayed once the
+        first page is shown (so they move the cursor in the new order, not the old)."""
         self.next_cursor = None
+        self._typed_ahead = list(then)
         self._load(reset=True)
 
     def _load(self, *, reset: bool) -> None:
@@ -145,6 +155,9 @@ class BrowserScreen(Screen[None]):
                 + ("." if self.all_projects else ", or a to see every project."))
         elif message.reset:
             self._schedule_preview()
+        typed, self._typed_ahead = self._typed_ahead, []
+        if typed:
+            self.post_message(ReplayKeys([(k.key, k.character) for k in typed]))
 
     @on(SessionTable.NeedMore)
     def _more(self) -> None:

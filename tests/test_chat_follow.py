@@ -56,3 +56,24 @@ async def test_expanding_the_last_block_shows_it(service: SessionService) -> Non
         top = view.offset_of(block)
         assert view.scroll_y <= top + 1 < view.scroll_y + view.scrollable_content_region.height
         assert view.scroll_y > 0
+
+
+async def test_the_end_stays_in_view_when_the_history_gets_shorter(
+        service: SessionService) -> None:
+    """A panel below the history (resume warnings, an approval) or a smaller terminal
+    takes lines from it: a history that showed its end still shows it; one scrolled up
+    stays where it was."""
+    sid = write_session(service, "Long", chat_records(40))
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, 6)
+        view = app.screen.query_one(HistoryView)
+        assert view.at_bottom
+        await pilot.resize_terminal(SIZE[0], SIZE[1] - 8)
+        await settle(pilot)
+        assert view.at_bottom
+        view.scroll_to_y(5)
+        await pilot.pause()
+        await pilot.resize_terminal(SIZE[0], SIZE[1] - 12)
+        await settle(pilot)
+        assert view.scroll_y == 5

@@ -99,6 +99,8 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
         self._generation = 0
         self._palette = Palette()
         self._width = 0
+        self._height = 0
+        self._at_end = True  # the view showed the end at its last scroll (kept on a resize)
         self._line_console = make_console(80)
 
     # -- public API -----------------------------------------------------------
@@ -237,6 +239,7 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        self._at_end = new_value >= self.max_scroll_y - 1
         if round(old_value) != round(new_value):
             self._check_paging()
 
@@ -271,9 +274,14 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         if self.content_width == self._width:
+            height = self.scrollable_content_region.height
+            if height != self._height and self._at_end:  # a panel came or went below
+                self.scroll_to_y(self.max_scroll_y)
+            self._height = height
             return
+        self._height = self.scrollable_content_region.height
         self._width = self.content_width
-        follow = self.at_bottom
+        follow = self._at_end  # as it was before the resize moved the bottom
         anchor = self.item_at(int(self.scroll_y))
         self._reflow(follow=follow)
         if anchor is not None and not follow:

@@ -37,3 +37,11 @@ def test_view_messages_keep_order_and_close_a_call_without_result() -> None:
     out = view_messages(None, view)
     assert [m.id for m in out[:4]] == ["msg-1", "msg-4", "msg-5", "msg-2"]
     assert out[5].type == "tool" and out[5].status == "error"
+
+
+def test_built_messages_share_no_mutable_field() -> None:
+    out = view_messages(None, [RECORDS[0], RECORDS[1], {**RECORDS[0], "id": "msg-9"}])
+    out[0].additional_kwargs["x"] = 1
+    out[1].response_metadata["y"] = 2
+    assert out[2].additional_kwargs == {} and out[1].additional_kwargs == {}
+    assert out[0].response_metadata == {} and out[2].response_metadata == {}

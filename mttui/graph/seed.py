@@ -71,27 +71,34 @@ def built(rec: Mapping[str, Any], templates: dict[str, Any] | None = None) -> Ba
 
 
 def _template(kind: str, templates: dict[str, Any]) -> Any:
-    """A validated message of ``kind`` (made once per ``templates``)."""
+    """A validated message of ``kind`` taken apart for copying (once per ``templates``):
+    its class, fields, the fields holding a mutable value (made anew per copy), the
+    fields set and its private values."""
     found = templates.get(kind)
     if found is None:
-        found = from_record({"role": kind, "id": "msg-template", "content": "",
-                             "tool_call_id": "", "name": None})
+        made = from_record({"role": kind, "id": "msg-template", "content": "",
+                            "tool_call_id": "", "name": None})
+        base = dict(made.__dict__)
+        fresh = [(k, type(v)) for k, v in base.items() if isinstance(v, dict | list)]
+        found = (type(made), base, fresh, set(made.__pydantic_fields_set__),
+                 made.__pydantic_private__)
         templates[kind] = found
     return found
 
 
 def _copy_of(template: Any, fields: dict[str, Any]) -> BaseMessage:
-    """``template`` with ``fields`` set; its mutable defaults (dicts, lists) fresh."""
-    cls = type(template)
-    values = {k: (v.copy() if isinstance(v, dict | list) else v)
-              for k, v in template.__dict__.items()}
+    """The template's message with ``fields`` set; its mutable defaults (all empty in
+    the template) made anew."""
+    cls, base, fresh, fields_set, private = template
+    values = base.copy()
+    for key, make in fresh:
+        values[key] = make()
     values.update(fields)
     out = object.__new__(cls)
     object.__setattr__(out, "__dict__", values)
-    object.__setattr__(out, "__pydantic_fields_set__", set(template.__pydantic_fields_set__)
-                       | set(fields))
-    object.__setattr__(out, "__pydantic_extra__", dict(template.__pydantic_extra__ or {}))
-    object.__setattr__(out, "__pydantic_private__", template.__pydantic_private__)
+    object.__setattr__(out, "__pydantic_fields_set__", fields_set | fields.keys())
+    object.__setattr__(out, "__pydantic_extra__", {})
+    object.__setattr__(out, "__pydantic_private__", private)
     return out
 
 

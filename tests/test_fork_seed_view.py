@@ -4,6 +4,8 @@ updates applied (in-process, real files and checkpoints)."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from mttui.config import load_settings
@@ -60,3 +62,21 @@ def test_fast_fork_seeds_the_readers_view(service: SessionService, odd: str) -> 
     assert [m.model_dump(exclude={"id"}) for m in seeded] == [
         m.model_dump(exclude={"id"}) for m in expected]
     assert len(seeded) == 7 and seeded[4].content.startswith("second, edited")
+
+
+def test_collector_paused_while_seeding_and_back_on_after(
+        service: SessionService, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mttui.graph.seed as seed
+
+    sid = _source(service, odd="none")
+    seen: list[bool] = []
+
+    def failing(*args: object, **kwargs: object) -> str:
+        seen.append(gc.isenabled())
+        raise OSError("disk full")
+
+    monkeypatch.setattr(seed, "seed_thread", failing)
+    with pytest.raises(OSError):
+        fork(service, load_settings({"provider": "offline"}), sid)
+    assert seen == [False]
+    assert gc.isenabled()

@@ -207,18 +207,20 @@ _TOKENS = frozenset({"input_tokens", "output_tokens"})
 
 
 def _plain(rec: Mapping[str, object]) -> bool:
-    """A message record whose fields are all text (record_check leaves it as it is)."""
-    if len(rec) != 2:
-        return False
+    """A message record whose fields are all text, but for a usage of token counts
+    (record_check leaves it as it is)."""
     msg = rec.get("message")
-    if not isinstance(msg, dict):
+    if len(rec) != 2 or msg.__class__ is not dict:
         return False
-    usage = msg.get("usage")
-    return (all(v.__class__ is str for k, v in msg.items() if k != "usage")
-            and msg.keys() - {"usage"} <= _TEXT_KEYS
-            and (usage is None and "usage" not in msg
-                 or isinstance(usage, dict) and usage.keys() <= _TOKENS
-                 and all(is_integer(v) for v in usage.values())))
+    assert isinstance(msg, dict)
+    for key, value in msg.items():
+        if value.__class__ is str:
+            if key not in _TEXT_KEYS:
+                return False
+        elif key != "usage" or not (value.__class__ is dict and value.keys() <= _TOKENS
+                                    and all(is_integer(v) for v in value.values())):
+            return False
+    return True
 
 
 def _has(items: list[tuple[str, dict[str, object]]]) -> bool:

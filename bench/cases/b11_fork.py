@@ -5,7 +5,9 @@ The session has a compression ``TAIL`` messages from the end, as any session of 
 length has (no model holds 100 000 messages): the fork's thread is seeded with the
 model's view (summary, kept and later messages), the log's lines and the index rows
 of all messages are copied. A second row forks a session without any compression
-(the model's view is every message: the worst case, no target). LangGraph is
+(the model's view is every message: the worst case; its thread is seeded from the
+copied lines parsed in one go, messages copied from a validated one per kind and
+put into the checkpoint without the reducer; no target of its own). LangGraph is
 imported before either side is timed; a fresh ``mttui fork`` process adds its
 import (~0.8 s here).
 

@@ -10,22 +10,12 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from mttui.app import MttuiApp
 from mttui.session.reader import read_all
+from tests.support.terminal import until
 
 SLEEP = 30  # the tool's sleep: far longer than any exit path
-
-
-def _until(cond: Callable[[], Any], bound: float, what: str) -> Any:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _tmux(name: str) -> Callable[..., str]:
@@ -58,19 +48,19 @@ def _hang_up(server: Callable[..., str], home: Path, project: Path, tmp_path: Pa
     server("new-session", "-d", "-s", "main", "-x", "100", "-y", "30",
            f"cd '{project}' && exec env {exports} '{sys.executable}' -m mttui.cli")
     pid = int(server("display-message", "-p", "-t", "main", "#{pane_pid}").strip())
-    _until(lambda: "Stop" in server("capture-pane", "-p", "-t", "main"), 30, "the chat")
+    until(lambda: "Stop" in server("capture-pane", "-p", "-t", "main"), 30, "the chat")
     time.sleep(0.5)
     server("send-keys", "-t", "main", "-l", f"!sleep {SLEEP}; touch done.txt")
     server("send-keys", "-t", "main", "Enter")
     logs = lambda: list(home.rglob("*.jsonl"))  # noqa: E731
-    _until(lambda: logs() and b'"tool_dispatch"' in logs()[0].read_bytes(), 30,
+    until(lambda: logs() and b'"tool_dispatch"' in logs()[0].read_bytes(), 30,
            "the tool to start")
-    tool = _until(lambda: subprocess.run(["pgrep", "-f", f"^sleep {SLEEP}$"],
+    tool = until(lambda: subprocess.run(["pgrep", "-f", f"^sleep {SLEEP}$"],
                                          capture_output=True, text=True).stdout.split(),
                   10, "the tool's process")
     server("kill-session", "-t", "main")  # the terminal goes away: SIGHUP
     # the stop's grace for the tool, then the hang-up exit: well before QUIT_GRACE + 5 s
-    _until(lambda: _gone(pid), MttuiApp.HANGUP_WAIT + MttuiApp.HANGUP_EXIT + 1,
+    until(lambda: _gone(pid), MttuiApp.HANGUP_WAIT + MttuiApp.HANGUP_EXIT + 1,
            "the app to exit")
     assert all(_gone(int(p)) for p in tool)  # the tool's process group was killed
     records = read_all(logs()[0])[0]

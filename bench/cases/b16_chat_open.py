@@ -1,0 +1,76 @@
+"""B16: opening a chat — a fresh ``mttui --resume S`` until its newest messages show.
+
+Each start is a fresh interpreter, like B4. The clock runs from ``Popen`` until the
+child reports that the chat screen shows its history (the newest page, the markers
+and the status from the index). The baseline is the same for a 10-message session:
+the cost must be flat in history length (a long session must not open slower).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ..context import Context
+from ..data import make_home
+from ..timing import Row, fmt_time
+
+CASE = "B16"
+
+CHILD = r"""
+import os, sys
+from pathlib import Path
+from mttui.app import MttuiApp
+from mttui.config import Settings
+from mttui.screens.chat import ChatScreen
+from mttui.session.service import SessionService
+
+async def pilot(p):
+    app = p.app
+    while True:
+        screen = app.screen
+        if isinstance(screen, ChatScreen) and screen.history.items \
+                and screen.chat.info is not None:
+            break
+        await p.pause(0.001)
+    os.write(1, b"ready\n")
+    app.exit()
+
+service = SessionService(Path(sys.argv[1]), Path(sys.argv[2]))
+app = MttuiApp(service, Settings(provider="offline"), open_session=sys.argv[3])
+app.run(headless=True, size=(120, 36), auto_pilot=pilot)
+"""
+
+
+def _open(home: Path, project: Path, sid: str) -> float:
+    env = dict(os.environ, TEXTUAL_ANIMATIONS="none")
+    begin = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(home), str(project), sid],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - begin
+    proc.wait(timeout=120)
+    if line.strip() != b"ready":
+        raise RuntimeError(f"the chat did not open: {line!r}")
+    return elapsed
+
+
+def run(ctx: Context) -> list[Row]:
+    big = ctx.big()
+    [long] = big.files
+    home, project, [short] = make_home(ctx.root / "chat10", sessions=1,
+                                       messages_per_session=10)  # fmt: skip
+    repeats = max(3, ctx.params["repeats"] // 3)
+    small, large = [], []
+    for _ in range(repeats):  # interleaved, so noise hits both alike
+        small.append(_open(home, project, short.session_id))
+        large.append(_open(big.home, big.project, long.session_id))
+    base, mine = statistics.median(small), statistics.median(large)
+    return [Row(f"B16 open a chat of {long.messages:,} messages (fresh process, first paint)",
+                f"{fmt_time(base)} (10 messages)", fmt_time(mine), f"{mine / base:.2f}×",
+                "flat in history length (≤ 1.5×)", mine <= 1.5 * base)]

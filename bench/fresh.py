@@ -17,7 +17,9 @@ import time
 from pathlib import Path
 
 
-def _env(cache: Path, home: Path | None) -> dict[str, str]:
+def bytecode_env(cache: Path, home: Path | None = None) -> dict[str, str]:
+    """This environment with a bytecode cache under ``cache`` (as an installed package
+    has), and ``MTTUI_HOME`` when ``home`` is given."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(cache)
     if home is not None:
@@ -37,10 +39,10 @@ def _median(cmd: list[str], cwd: Path, env: dict[str, str], repeats: int) -> flo
 
 def bare_interpreter(root: Path, repeats: int) -> float:
     """Median time of ``python -c pass`` (the interpreter's own start)."""
-    return _median([sys.executable, "-c", "pass"], root, _env(root / "pycache", None), repeats)
+    return _median([sys.executable, "-c", "pass"], root, bytecode_env(root / "pycache"), repeats)
 
 
 def fresh_cli(root: Path, home: Path, project: Path, args: list[str], repeats: int) -> float:
     """Median time of ``mttui ARGS`` (``python -m mttui.cli``) in a new interpreter."""
     cmd = [sys.executable, "-m", "mttui.cli", *args]
-    return _median(cmd, project, _env(root / "pycache", home), repeats)
+    return _median(cmd, project, bytecode_env(root / "pycache", home), repeats)

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,14 @@ def _serve(path: str) -> None:
                     conn.sendall(json.dumps({"status": status}).encode() + b"\n")
                 conn.close()
 
+    def orphaned() -> None:  # the test run was killed (no atexit): do not linger
+        parent = os.getppid()
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
     threading.Thread(target=reap, daemon=True).start()
+    threading.Thread(target=orphaned, daemon=True).start()
     server = socket.socket(socket.AF_UNIX)
     server.bind(path)
     server.listen(16)

@@ -13,6 +13,7 @@ from typing import Any
 
 from mttui.core.rewind import RewindResult
 from mttui.messages import OpenSession
+from mttui.widgets.history_items import Item
 from mttui.widgets.history_ledger import can_settle, ledger_line
 from mttui.widgets.prompt import PromptArea
 
@@ -178,15 +179,24 @@ def fork_selected(screen: ChatLike) -> None:
     fork_at(screen, item.seq)
 
 
-def settle_selected(screen: ChatLike, action: str) -> None:
-    """``d`` / ``x`` on a selected interrupted tool call: mark it done / failed."""
+def _selected_unsettled_call(screen: ChatLike) -> Item | None:
+    """The selected history item if it is an interrupted tool call the user has not
+    settled yet; else ``None``, and the user is told why."""
     item = screen.history.selected
     if item is None or not item.call_id or item.status != "interrupted":
         screen.notify("select an interrupted tool call first", severity="warning")
-        return
+        return None
     if not can_settle(item):
         screen.notify(f"{item.call_id} is already settled ({ledger_line(item)})",
                       severity="warning")
+        return None
+    return item
+
+
+def settle_selected(screen: ChatLike, action: str) -> None:
+    """``d`` / ``x`` on a selected interrupted tool call: mark it done / failed."""
+    item = _selected_unsettled_call(screen)
+    if item is None:
         return
     sid = _ready(screen)
     if sid is None:
@@ -219,13 +229,8 @@ def settle_selected(screen: ChatLike, action: str) -> None:
 def rerun_selected(screen: ChatLike) -> None:
     """``r`` on a selected interrupted tool call: a new call of the same tool and
     arguments in a new run, after a new approval (asked in the chat as usual)."""
-    item = screen.history.selected
-    if item is None or not item.call_id or item.status != "interrupted":
-        screen.notify("select an interrupted tool call first", severity="warning")
-        return
-    if not can_settle(item):
-        screen.notify(f"{item.call_id} is already settled ({ledger_line(item)})",
-                      severity="warning")
+    item = _selected_unsettled_call(screen)
+    if item is None:
         return
     if _ready(screen) is None:
         return

@@ -46,3 +46,19 @@ def fresh_cli(root: Path, home: Path, project: Path, args: list[str], repeats: i
     """Median time of ``mttui ARGS`` (``python -m mttui.cli``) in a new interpreter."""
     cmd = [sys.executable, "-m", "mttui.cli", *args]
     return _median(cmd, project, bytecode_env(root / "pycache", home), repeats)
+
+
+def until_ready(code: str, args: list[str], cache: Path, timeout: float = 120) -> float:
+    """Seconds from starting ``python -c CODE ARGS`` (bytecode cached under ``cache``,
+    no animations) until it writes ``ready``; the child is then waited for."""
+    env = dict(bytecode_env(cache), TEXTUAL_ANIMATIONS="none")
+    begin = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - begin
+    proc.wait(timeout=timeout)
+    if line.strip() != b"ready":
+        raise RuntimeError(f"the child never got ready ({' '.join(args)}): {line!r}")
+    return elapsed

@@ -9,14 +9,11 @@ the cost must be flat in history length (a long session must not open slower).
 from __future__ import annotations
 
 import statistics
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from ..context import Context
 from ..data import make_home
-from ..fresh import bytecode_env
+from ..fresh import until_ready
 from ..timing import Row, fmt_time
 
 CASE = "B16"
@@ -47,18 +44,7 @@ app.run(headless=True, size=(120, 36), auto_pilot=pilot)
 
 
 def _open(home: Path, project: Path, sid: str) -> float:
-    # bytecode cached, as an installed package has it (see bench/fresh.py)
-    env = dict(bytecode_env(home.parent / "pycache"), TEXTUAL_ANIMATIONS="none")
-    begin = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(home), str(project), sid],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    elapsed = time.perf_counter() - begin
-    proc.wait(timeout=120)
-    if line.strip() != b"ready":
-        raise RuntimeError(f"the chat did not open: {line!r}")
-    return elapsed
+    return until_ready(CHILD, [str(home), str(project), sid], home.parent / "pycache")
 
 
 def run(ctx: Context) -> list[Row]:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from ..context import Context, DataSet
-from ..fresh import bytecode_env
+from ..fresh import until_ready
 from ..timing import Row, fmt_time
 
 CASE = "B4"
@@ -50,18 +49,8 @@ app.run(headless=True, size=(120, 36), auto_pilot=pilot)
 
 
 def _start(home: Path, project: Path, mode: str) -> float:
-    # bytecode cached, as an installed package has it (see bench/fresh.py)
-    env = dict(bytecode_env(home.parent / "pycache"), TEXTUAL_ANIMATIONS="none")
-    begin = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(home), str(project), mode],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    elapsed = time.perf_counter() - begin
-    proc.wait(timeout=60)
-    if line.strip() != b"ready":
-        raise RuntimeError(f"the TUI did not start ({mode}): {line!r}")
-    return elapsed
+    return until_ready(CHILD, [str(home), str(project), mode], home.parent / "pycache",
+                       timeout=60)
 
 
 BUSY = "while True: pass"  # a CPU-bound process beside the start (one of the two cores)

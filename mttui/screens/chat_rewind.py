@@ -221,7 +221,7 @@ def settle_selected(screen: ChatLike, action: str) -> None:
         app.call_from_thread(screen.notify, f"{call.call_id} marked {call.state}; the model "
                              "is told on its next turn")
         app.call_from_thread(screen.history.set_markers, markers)
-        app.call_from_thread(screen.history.load_newest)
+        app.call_from_thread(screen.history.reload)
 
     screen.run_worker(work, thread=True, group="time-travel", exit_on_error=False)
 

@@ -114,6 +114,15 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
     def load_newest(self) -> None:
         self._fetch("replace", limit=self.PAGE)
 
+    def reload(self) -> None:
+        """Load again after a change the index now shows, keeping the selected item
+        selected (its key bindings then still apply instead of typing into the prompt)."""
+        if self.selected is None:
+            self.load_newest()
+        else:
+            seq = self.selected.seq
+            self._fetch("replace", focus=seq, around=seq, limit=self.PAGE)
+
     def load_around(self, seq: int) -> None:
         self.highlight_seq = seq
         self._fetch("replace", focus=seq, around=seq, limit=self.PAGE)

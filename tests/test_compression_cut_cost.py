@@ -7,28 +7,9 @@ message's content is a timing-free way to see the cost grow linearly.
 
 from __future__ import annotations
 
-from typing import Any
-
 from mttui.graph.compression.cut import choose_cut
 from mttui.graph.tokens import estimate_tokens
-
-
-class Counted:
-    """A duck-typed message that counts how often its content is read."""
-
-    reads = 0
-
-    def __init__(self, kind: str, ident: str, text: str, **extra: Any) -> None:
-        self.type = kind
-        self.id = ident
-        self._text = text
-        self.tool_calls: list[dict[str, Any]] = extra.get("tool_calls", [])
-        self.tool_call_id: str = extra.get("tool_call_id", "")
-
-    @property
-    def content(self) -> str:
-        Counted.reads += 1
-        return self._text
+from tests.support.compression import Counted
 
 
 def _history(turns: int) -> list[Counted]:

@@ -4,14 +4,12 @@ history costs what its tail costs)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mttui.graph.compression.cut import choose_cut
 from mttui.graph.tokens import estimate_tokens
-from tests.support.compression import conversation, reference_cut
+from tests.support.compression import Counted, conversation, reference_cut
 
 turns = st.lists(
     st.tuples(st.integers(1, 400), st.lists(st.integers(0, 3), min_size=0, max_size=6)),
@@ -35,29 +33,6 @@ def test_the_same_cut_as_the_forward_selection(
     assert [m.id for m in got.older] == [m.id for m in messages[:cut]]
     assert [m.id for m in got.kept] == [m.id for m in kept]
     assert got.removed == removed
-
-
-class Counted:
-    """A duck-typed message that counts every read of its content and its id."""
-
-    reads = 0
-
-    def __init__(self, kind: str, ident: str, text: str, **extra: Any) -> None:
-        self.type = kind
-        self._id = ident
-        self._text = text
-        self.tool_calls: list[dict[str, Any]] = extra.get("tool_calls", [])
-        self.tool_call_id: str = extra.get("tool_call_id", "")
-
-    @property
-    def content(self) -> str:
-        Counted.reads += 1
-        return self._text
-
-    @property
-    def id(self) -> str:
-        Counted.reads += 1
-        return self._id
 
 
 def _loop(steps: int) -> list[Counted]:

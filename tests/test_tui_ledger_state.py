@@ -8,22 +8,9 @@ from typing import Any
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from tests.support.logs import records
-from tests.support.tui import SIZE, make_app, msg, screen_text, settle, wait_for, write_session
+from tests.support.tui import SIZE, killed_call_session, make_app, screen_text, settle, wait_for
 
 ACTIONS = "d mark done · x mark failed · r re-run"
-
-
-def _killed(service: SessionService, *after: tuple[str, dict[str, Any]]) -> str:
-    call = {"id": "k1", "name": "shell", "args": {"command": "make deploy"}}
-    return write_session(service, "Killed", [
-        ("run_start", {"run_id": "run-1"}), msg("user", "deploy", 1),
-        msg("assistant", "", 2, tool_calls=[call]),
-        ("tool_dispatch", {"run_id": "run-1", "call_id": "k1", "tool_name": "shell",
-                           "arguments_sha256": "x"}),
-        ("tool_outcome", {"run_id": "run-1", "call_id": "k1", "status": "interrupted"}),
-        msg("tool", "interrupted", 3, tool_call_id="k1", name="shell", status="interrupted"),
-        ("run_end", {"run_id": "run-1", "status": "interrupted"}), *after,
-    ])
 
 
 async def _expand_k1(app: Any, pilot: Any) -> HistoryView:
@@ -41,7 +28,7 @@ async def _expand_k1(app: Any, pilot: Any) -> HistoryView:
 async def test_a_settled_call_says_so_and_refuses_a_second_settlement(
     service: SessionService, frozen: Any
 ) -> None:
-    sid = _killed(service)
+    sid = killed_call_session(service)
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
         view = await _expand_k1(app, pilot)
@@ -65,7 +52,7 @@ async def test_a_settled_call_says_so_and_refuses_a_second_settlement(
 async def test_a_denied_rerun_offers_the_actions_again(
     service: SessionService, frozen: Any
 ) -> None:
-    sid = _killed(
+    sid = killed_call_session(
         service,
         ("tool_resolution", {"call_id": "k1", "resolution": "rerun", "note": "",
                              "rerun_call_id": "k9"}),
@@ -85,7 +72,7 @@ async def test_the_settled_call_stays_selected_so_a_second_key_is_refused_not_ty
 ) -> None:
     from textual.widgets import TextArea
 
-    sid = _killed(service)
+    sid = killed_call_session(service)
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
         view = await _expand_k1(app, pilot)

@@ -15,7 +15,16 @@ from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from tests.support.logs import records
 from tests.support.snapshots import quiet
-from tests.support.tui import SIZE, make_app, msg, screen_text, settle, wait_for, write_session
+from tests.support.tui import (
+    SIZE,
+    killed_call_session,
+    make_app,
+    msg,
+    screen_text,
+    settle,
+    wait_for,
+    write_session,
+)
 
 
 def _session(service: SessionService, project: Path, home: Path) -> str:
@@ -116,16 +125,7 @@ async def test_escape_leaves_the_picker_step_by_step(
 async def test_d_marks_a_selected_interrupted_call_done(
     service: SessionService, project: Path, home: Path, frozen: Any
 ) -> None:
-    call = {"id": "k1", "name": "shell", "args": {"command": "make deploy"}}
-    sid = write_session(service, "Killed", [
-        ("run_start", {"run_id": "run-1"}), msg("user", "deploy", 1),
-        msg("assistant", "", 2, tool_calls=[call]),
-        ("tool_dispatch", {"run_id": "run-1", "call_id": "k1", "tool_name": "shell",
-                           "arguments_sha256": "x"}),
-        ("tool_outcome", {"run_id": "run-1", "call_id": "k1", "status": "interrupted"}),
-        msg("tool", "interrupted", 3, tool_call_id="k1", name="shell", status="interrupted"),
-        ("run_end", {"run_id": "run-1", "status": "interrupted"}),
-    ])
+    sid = killed_call_session(service)
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -162,16 +162,7 @@ def test_snapshot_rewind_preview(snap_compare: Any, service: SessionService, pro
 async def test_r_reruns_a_selected_interrupted_call_after_a_new_approval(
     service: SessionService, project: Path, home: Path, frozen: Any
 ) -> None:
-    call = {"id": "k1", "name": "shell", "args": {"command": "echo hi >> hi.txt"}}
-    sid = write_session(service, "Killed", [
-        ("run_start", {"run_id": "run-1"}), msg("user", "say hi", 1),
-        msg("assistant", "", 2, tool_calls=[call]),
-        ("tool_dispatch", {"run_id": "run-1", "call_id": "k1", "tool_name": "shell",
-                           "arguments_sha256": "x"}),
-        ("tool_outcome", {"run_id": "run-1", "call_id": "k1", "status": "interrupted"}),
-        msg("tool", "interrupted", 3, tool_call_id="k1", name="shell", status="interrupted"),
-        ("run_end", {"run_id": "run-1", "status": "interrupted"}),
-    ])
+    sid = killed_call_session(service, command="echo hi >> hi.txt", ask="say hi")
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

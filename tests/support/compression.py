@@ -192,3 +192,26 @@ def conversation(spec: Sequence[tuple[int, Sequence[int]]], summary: bool,
             out += [ToolMessage("o" * (output + 13 * k), tool_call_id=c, id=f"t{c}")
                     for k, c in enumerate(ids)]
     return out
+
+
+class Counted:
+    """A duck-typed message that counts every read of its content and its id."""
+
+    reads = 0
+
+    def __init__(self, kind: str, ident: str, text: str, **extra: Any) -> None:
+        self.type = kind
+        self._id = ident
+        self._text = text
+        self.tool_calls: list[dict[str, Any]] = extra.get("tool_calls", [])
+        self.tool_call_id: str = extra.get("tool_call_id", "")
+
+    @property
+    def content(self) -> str:
+        Counted.reads += 1
+        return self._text
+
+    @property
+    def id(self) -> str:
+        Counted.reads += 1
+        return self._id

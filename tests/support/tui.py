@@ -120,3 +120,19 @@ async def send(pilot, text: str) -> None:
 
 def kinds(service: SessionService, sid: str) -> list[str]:
     return [r["type"] for r in service.records(sid)[0]]
+
+
+def killed_call_session(service: SessionService, *after: Record, command: str = "make deploy",
+                        ask: str = "deploy") -> str:
+    """A session whose shell call ``k1`` was dispatched and then closed as interrupted
+    by a resume (it may have run), followed by ``after``."""
+    call = {"id": "k1", "name": "shell", "args": {"command": command}}
+    return write_session(service, "Killed", [
+        ("run_start", {"run_id": "run-1"}), msg("user", ask, 1),
+        msg("assistant", "", 2, tool_calls=[call]),
+        ("tool_dispatch", {"run_id": "run-1", "call_id": "k1", "tool_name": "shell",
+                           "arguments_sha256": "x"}),
+        ("tool_outcome", {"run_id": "run-1", "call_id": "k1", "status": "interrupted"}),
+        msg("tool", "interrupted", 3, tool_call_id="k1", name="shell", status="interrupted"),
+        ("run_end", {"run_id": "run-1", "status": "interrupted"}), *after,
+    ])

@@ -25,9 +25,13 @@ async def _expand_k1(app: Any, pilot: Any) -> HistoryView:
     return view
 
 
-async def test_a_settled_call_says_so_and_refuses_a_second_settlement(
+async def test_a_settled_call_says_so_stays_selected_and_refuses_a_second_key(
     service: SessionService, frozen: Any
 ) -> None:
+    """After ``d`` the history reloads around the call and keeps it selected, so a
+    second key is refused by its binding instead of being typed into the prompt."""
+    from textual.widgets import TextArea
+
     sid = killed_call_session(service)
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
@@ -36,15 +40,13 @@ async def test_a_settled_call_says_so_and_refuses_a_second_settlement(
         await pilot.press("d")
         await wait_for(pilot, lambda: "marked done by the user" in screen_text(app))
         assert ACTIONS not in screen_text(app)
-        item = view.find(lambda i: i.call_id == "k1")
-        assert item is not None
         said: list[str] = []
         app.notify = lambda message, **kw: said.append(str(message))  # type: ignore[method-assign]
-        view.focus()
-        view.select(item)
+        assert view.selected is not None and view.selected.call_id == "k1"
         await pilot.press("x")
         await settle(pilot)
         assert any("already settled" in s for s in said), said
+        assert all(not area.text for area in app.screen.query(TextArea))
     res = [r for r in records(service.get(sid).path) if r["type"] == "tool_resolution"]
     assert [(r["call_id"], r["resolution"]) for r in res] == [("k1", "done")]
 
@@ -66,24 +68,3 @@ async def test_a_denied_rerun_offers_the_actions_again(
         await _expand_k1(app, pilot)
         assert f"its re-run was denied; it may have run: {ACTIONS}" in screen_text(app)
 
-
-async def test_the_settled_call_stays_selected_so_a_second_key_is_refused_not_typed(
-    service: SessionService, frozen: Any
-) -> None:
-    from textual.widgets import TextArea
-
-    sid = killed_call_session(service)
-    app = make_app(service, open_session=sid)
-    async with app.run_test(size=SIZE) as pilot:
-        view = await _expand_k1(app, pilot)
-        await pilot.press("d")
-        await wait_for(pilot, lambda: "marked done by the user" in screen_text(app))
-        said: list[str] = []
-        app.notify = lambda message, **kw: said.append(str(message))  # type: ignore[method-assign]
-        assert view.selected is not None and view.selected.call_id == "k1"
-        await pilot.press("d")
-        await settle(pilot)
-        assert any("already settled" in s for s in said), said
-        assert all(not area.text for area in app.screen.query(TextArea))
-    res = [r for r in records(service.get(sid).path) if r["type"] == "tool_resolution"]
-    assert [(r["call_id"], r["resolution"]) for r in res] == [("k1", "done")]

@@ -282,6 +282,14 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
         self.scroll_to_y(max(top - height // 3, 0))
 
     def on_resize(self, event: events.Resize) -> None:
+        self._fit()
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        # The scrollbar takes a column without a Resize: lay out again at the new width
+        # (else what is drawn depends on whether the first page came before or after it).
+        self._fit()
+
+    def _fit(self) -> None:
         if self.content_width == self._width:
             height = self.scrollable_content_region.height
             if height != self._height and self._at_end:  # a panel came or went below

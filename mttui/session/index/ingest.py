@@ -15,7 +15,7 @@ from ..models import ReindexResult
 from ..paths import Layout
 from ..reader import ReadStats, read_records
 from ..records import parse_session_filename
-from . import cjk, ledger_rows, owed
+from . import cjk, ledger_rows, owed, parallel_build, shards
 from .apply import SessionApplier
 from .schema import SESSION_TABLES, SessionRow, SQLValue, connect
 
@@ -23,6 +23,9 @@ from .schema import SESSION_TABLES, SessionRow, SQLValue, connect
 _FLUSH_EVERY = 20_000
 
 Progress = Callable[[int, int], None]
+
+# The share of a rebuild's progress bar given to the FTS build, in % of the log bytes.
+_FTS_SHARE = 100
 
 
 def rel_path(layout: Layout, path: Path) -> str:
@@ -42,11 +45,7 @@ def remove_session_rows(conn: sqlite3.Connection, sess: int) -> None:
     """Drop a session and everything derived from it (FTS first: it needs the text)."""
     owed.pay(conn, sess)  # FTS rows a fork still owes are written, then dropped with the rest
     ledger_rows.remove(conn, sess)
-    conn.execute(
-        "INSERT INTO messages_fts (messages_fts, rowid, text) "
-        "SELECT 'delete', rid, text FROM messages WHERE sess = ?",
-        (sess,),
-    )
+    shards.delete_where(conn, "sess = ?", (sess,))
     cjk.remove_where(conn, "sess = ?", (sess,))
     for table in SESSION_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE sess = ?", (sess,))
@@ -278,32 +277,42 @@ def build_index(
 
     Fast pragmas (no journal, no fsync), files in order of last change so that
     the most recently active sessions get the highest message rowids (search
-    ranks the newest matches), and the FTS table filled once at the end.
+    ranks the newest matches), and the FTS shards and CJK pairs filled once at the
+    end, on two cores (``parallel_build``), split where half of the log bytes are.
     """
     files = sorted(session_files(layout, None), key=lambda f: (f[1].st_mtime_ns, f[0].name))
     read_total = sum(st.st_size for _, st in files)
-    total = read_total + read_total // 3  # the FTS build takes roughly a quarter
+    total = read_total + _FTS_SHARE * read_total // 100
     conn = connect(target, bulk=True)
+    marks: list[tuple[int, int]] = []  # (last rowid, log bytes read) after each file
     try:
         done = 0
         conn.execute("BEGIN")
         for path, st in files:
             ingest_file(conn, layout, path, bulk=True)
             done += st.st_size
+            marks.append((conn.execute("SELECT coalesce(max(rid), 0) FROM messages").fetchone()[0],
+                          done))  # fmt: skip
             if progress is not None:
                 progress(done, total)
-        conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
-        cjk.rebuild(conn)
         conn.execute("COMMIT")
-        if progress is not None:
-            progress(total, total)
+        upto = parallel_build.split_point(conn, marks, read_total // 2)
         row = conn.execute(
             "SELECT count(*), coalesce(sum(message_count), 0), "
             "coalesce(sum(corrupt_lines), 0) FROM sessions"
         ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
     finally:
         conn.close()
+    last = marks[-1][0] if marks else 0
+
+    def tokenized(n: int) -> None:
+        if progress is not None:
+            progress(read_total + (total - read_total) * n // max(last, 1), total)
+
+    parallel_build.fill(target, upto, last, tokenized)
+    if progress is not None:
+        progress(total, total)
+    return int(row[0]), int(row[1]), int(row[2])
 
 
 def install(built: Path, live: Path) -> None:

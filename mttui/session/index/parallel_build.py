@@ -22,8 +22,9 @@ from pathlib import Path
 
 from . import cjk, shards
 
-# Rows per statement: the progress between them, and the unit of the helper's reports.
-CHUNK = 2000
+# Rows per statement (the progress is reported between them): about 1/64 of a
+# shard, within bounds.
+CHUNK_MIN, CHUNK_MAX = 16, 2000
 
 Report = Callable[[int], None]  # messages tokenized so far, both shards together
 
@@ -47,9 +48,9 @@ def build_shard(index: Path, out: Path, name: str, lo: int, hi: int,
         conn.execute(shards.ddl(name, shards.ROWS[name]))
         conn.execute(cjk.SCHEMA)
         conn.execute("BEGIN")
-        start = lo
+        start, chunk = lo, max(CHUNK_MIN, min(CHUNK_MAX, (hi - lo) // 64))
         while start < hi:
-            end = min(hi, start + CHUNK)
+            end = min(hi, start + chunk)
             args = (start, end)
             conn.execute(f"INSERT INTO {name} (rowid, text) SELECT rid, text FROM src.messages "
                          "WHERE rid > ? AND rid <= ?", args)

@@ -143,3 +143,13 @@ def test_an_index_of_schema_9_is_migrated_in_place(home: Path, project: Path) ->
                                                 "content": "late zephyrquill"})
     assert [h.message_id for h in again.search("zephyrquill", scope="all")] == ["late"]
     assert _counts(service.layout.index_path)[1:] == (60, 1)
+
+
+def test_progress_moves_inside_one_huge_log(home: Path, project: Path) -> None:
+    service = SessionService(home, project)
+    _sessions(service, 1, 3000)
+    log_bytes = sum(p.stat().st_size for p in (home / "history").rglob("*.jsonl"))
+    seen: list[int] = []
+    service.reindex(lambda done, total: seen.append(done))
+    inside = [d for d in seen if 0 < d < log_bytes]
+    assert len(inside) >= 2 and seen == sorted(seen)

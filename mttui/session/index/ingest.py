@@ -21,6 +21,8 @@ from .schema import SESSION_TABLES, SessionRow, SQLValue, connect
 
 # New messages are written in chunks so a huge file never sits in memory whole.
 _FLUSH_EVERY = 20_000
+# How often reading one file reports its offset (a rebuild's progress inside a huge log).
+_REPORT_EVERY = 1000
 
 Progress = Callable[[int, int], None]
 
@@ -78,6 +80,7 @@ def ingest_file(
     *,
     bulk: bool = False,
     tail_is_final: bool | None = None,
+    reading: Callable[[int], None] | None = None,
 ) -> bool:
     """Ingest what is new in one log since the stored offset; ``True`` if anything changed.
 
@@ -85,6 +88,7 @@ def ingest_file(
     as corrupt once it is not (``tail_is_final`` overrides the lock probe). Because
     the offset of such a counted torn line is kept, a later read re-examines it:
     if a writer completed the line meanwhile, it is un-counted and read.
+    ``reading(offset)`` is told how far the read got, every so many records.
     """
     parsed = parse_session_filename(path.name)
     if parsed is None:
@@ -127,7 +131,7 @@ def ingest_file(
             row = session_row(conn, sid)
             assert row is not None
         row["file_size"], row["file_mtime_ns"] = st.st_size, st.st_mtime_ns
-        _read_into(conn, row, path, bulk=bulk, tail_is_final=tail_is_final)
+        _read_into(conn, row, path, bulk=bulk, tail_is_final=tail_is_final, reading=reading)
         return True
 
 
@@ -147,6 +151,7 @@ def _read_into(
     *,
     bulk: bool,
     tail_is_final: bool | None,
+    reading: Callable[[int], None] | None = None,
 ) -> None:
     final = (not is_locked(path)) if tail_is_final is None else tail_is_final
     row["corrupt_lines"] -= row["torn_tail"]
@@ -160,6 +165,8 @@ def _read_into(
         applier.apply(offset, rec)
         if count % _FLUSH_EVERY == 0:
             applier.flush()
+        if reading is not None and count % _REPORT_EVERY == 0:
+            reading(offset)  # the byte offset reached in the file
     row["byte_offset"] = stats.end_offset
     row["corrupt_lines"] += stats.corrupt_lines
     row["unknown_types"] += stats.unknown_types
@@ -289,7 +296,8 @@ def build_index(
         done = 0
         conn.execute("BEGIN")
         for path, st in files:
-            ingest_file(conn, layout, path, bulk=True)
+            reading = None if progress is None else _reading(progress, done, total)
+            ingest_file(conn, layout, path, bulk=True, reading=reading)
             done += st.st_size
             marks.append((conn.execute("SELECT coalesce(max(rid), 0) FROM messages").fetchone()[0],
                           done))  # fmt: skip
@@ -313,6 +321,15 @@ def build_index(
     if progress is not None:
         progress(total, total)
     return int(row[0]), int(row[1]), int(row[2])
+
+
+def _reading(progress: Progress, before: int, total: int) -> Callable[[int], None]:
+    """Progress inside one file: the bytes of the files before it plus its offset."""
+
+    def report(offset: int) -> None:
+        progress(before + offset, total)
+
+    return report
 
 
 def install(built: Path, live: Path) -> None:

@@ -12,6 +12,7 @@ Progress is counted in messages tokenized, by both processes together.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
@@ -115,16 +116,21 @@ def fill(index: Path, upto: int, last: int, report: Report | None = None) -> Non
     """Build both shards of ``index`` (rows ``<= upto`` old, up to ``last`` new) and the
     CJK pairs, with the split ``upto`` recorded; the FTS tables must be empty."""
     scratch = {name: index.with_name(f"{index.name}.{name}") for name in shards.SHARDS}
-    done = [0, 0]  # rows tokenized here, by the helper
+    done = [0, 0, 0]  # rows tokenized here, by the helper; the most ever reported
     lock = threading.Lock()
+
+    def tell() -> None:  # on the caller's thread only, never going back
+        with lock:
+            done[2] = max(done[2], done[0] + done[1])
+        if report is not None:
+            report(done[2])
 
     def count(who: int) -> Callable[[int], None]:
         def add(n: int) -> None:
             with lock:
                 done[who] += n
-                total = done[0] + done[1]
-            if report is not None:
-                report(total)
+            if who == 0:
+                tell()
 
         return add
 
@@ -139,13 +145,17 @@ def fill(index: Path, upto: int, last: int, report: Report | None = None) -> Non
         build_shard(index, scratch[shards.OLD], shards.OLD, 0, upto, count(0))
         ok = False  # the newer shard is built (no helper when it has no rows)
         if child is not None:
-            ok = child.wait() == 0
+            while child.poll() is None:  # the helper's progress meanwhile
+                tell()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(0.1)
+            ok = child.returncode == 0
             assert reader is not None
             reader.join()
         if not ok:  # no helper, or it failed: the newer shard is built here
             with lock:
-                done[1] = 0
-            build_shard(index, scratch[shards.NEW], shards.NEW, upto, last, count(1))
+                done[1] = 0  # its rows are counted again as they are built here
+            build_shard(index, scratch[shards.NEW], shards.NEW, upto, last, count(0))
         _copy_in(index, scratch)
     finally:
         for path in scratch.values():

@@ -139,6 +139,7 @@ def fill(index: Path, upto: int, last: int, report: Report | None = None) -> Non
         shards.set_split(conn, upto)
     finally:
         conn.close()
+    child = None
     try:
         child = _spawn(index, scratch[shards.NEW], upto, last) if last > upto else None
         reader = _follow(child, count(1)) if child is not None else None
@@ -158,6 +159,9 @@ def fill(index: Path, upto: int, last: int, report: Report | None = None) -> Non
             build_shard(index, scratch[shards.NEW], shards.NEW, upto, last, count(0))
         _copy_in(index, scratch)
     finally:
+        if child is not None and child.poll() is None:  # interrupted: the helper goes too
+            child.kill()
+            child.wait()
         for path in scratch.values():
             path.unlink(missing_ok=True)
 

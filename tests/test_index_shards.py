@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mttui.session.index import shards
+from mttui.session.index import parallel_build, shards
 from mttui.session.index.ingest import build_index
 from mttui.session.index.schema import SCHEMA_VERSION
 from mttui.session.service import SessionService
@@ -90,6 +90,7 @@ def test_a_failing_helper_process_costs_time_not_the_rebuild(
     service = SessionService(home, project)
     _sessions(service, 3, 40)
     before = _hits(service, "common")
+    monkeypatch.setattr(parallel_build, "HELPER_FROM_BYTES", 0)  # a helper even for this
     monkeypatch.setenv("PYTHONHOME", str(home / "no-such-python"))  # the helper cannot start
     service.reindex()
     _, older, newer = _counts(service.layout.index_path)
@@ -153,3 +154,26 @@ def test_progress_moves_inside_one_huge_log(home: Path, project: Path) -> None:
     service.reindex(lambda done, total: seen.append(done))
     inside = [d for d in seen if 0 < d < log_bytes]
     assert len(inside) >= 2 and seen == sorted(seen)
+
+
+def test_a_big_enough_rebuild_uses_the_helper(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = SessionService(home, project)
+    _sessions(service, 2, 50)
+    monkeypatch.setattr(parallel_build, "HELPER_FROM_BYTES", 0)
+    helpers: list[object] = []
+    spawn = parallel_build.spawn_helper
+
+    def counted(*args: Path | int) -> object:
+        child = spawn(*args)  # type: ignore[arg-type]
+        helpers.append(child)
+        return child
+
+    monkeypatch.setattr(parallel_build, "spawn_helper", counted)
+    before = _hits(service, "common")
+    service.reindex()
+    assert len(helpers) == 1 and helpers[0] is not None
+    assert helpers[0].returncode == 0  # type: ignore[attr-defined]
+    assert _hits(service, "common") == before
+    assert all(_counts(service.layout.index_path)[1:])

@@ -317,7 +317,7 @@ def build_index(
         if progress is not None:
             progress(read_total + (total - read_total) * n // max(last, 1), total)
 
-    parallel_build.fill(target, upto, last, tokenized)
+    parallel_build.fill(target, upto, last, tokenized, log_bytes=read_total)
     if progress is not None:
         progress(total, total)
     return int(row[0]), int(row[1]), int(row[2])

@@ -27,6 +27,10 @@ from . import cjk, shards
 # shard, within bounds.
 CHUNK_MIN, CHUNK_MAX = 16, 2000
 
+# Below this many bytes of logs both shards are built here: starting the helper
+# would cost more than it saves.
+HELPER_FROM_BYTES = 4_000_000
+
 Report = Callable[[int], None]  # messages tokenized so far, both shards together
 
 
@@ -85,7 +89,7 @@ def split_point(conn: sqlite3.Connection, marks: list[tuple[int, int]], half: in
     return before_rid
 
 
-def _spawn(index: Path, out: Path, lo: int, hi: int) -> subprocess.Popen[str] | None:
+def spawn_helper(index: Path, out: Path, lo: int, hi: int) -> subprocess.Popen[str] | None:
     package_root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
@@ -112,9 +116,11 @@ def _follow(child: subprocess.Popen[str], add: Callable[[int], None]) -> threadi
     return thread
 
 
-def fill(index: Path, upto: int, last: int, report: Report | None = None) -> None:
+def fill(index: Path, upto: int, last: int, report: Report | None = None, *,
+         log_bytes: int) -> None:
     """Build both shards of ``index`` (rows ``<= upto`` old, up to ``last`` new) and the
-    CJK pairs, with the split ``upto`` recorded; the FTS tables must be empty."""
+    CJK pairs, with the split ``upto`` recorded; the FTS tables must be empty.
+    ``log_bytes`` (the size of the logs read) decides whether a helper is worth it."""
     scratch = {name: index.with_name(f"{index.name}.{name}") for name in shards.SHARDS}
     done = [0, 0, 0]  # rows tokenized here, by the helper; the most ever reported
     lock = threading.Lock()
@@ -141,7 +147,8 @@ def fill(index: Path, upto: int, last: int, report: Report | None = None) -> Non
         conn.close()
     child = None
     try:
-        child = _spawn(index, scratch[shards.NEW], upto, last) if last > upto else None
+        helper = last > upto and log_bytes >= HELPER_FROM_BYTES
+        child = spawn_helper(index, scratch[shards.NEW], upto, last) if helper else None
         reader = _follow(child, count(1)) if child is not None else None
         build_shard(index, scratch[shards.OLD], shards.OLD, 0, upto, count(0))
         ok = False  # the newer shard is built (no helper when it has no rows)

@@ -5,6 +5,7 @@ index; an index of schema 9 is migrated in place; the progress moves throughout.
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,22 @@ def test_a_big_enough_rebuild_uses_the_helper(
     assert helpers[0].returncode == 0  # type: ignore[attr-defined]
     assert _hits(service, "common") == before
     assert all(_counts(service.layout.index_path)[1:])
+
+
+def test_a_rebuild_removes_what_a_killed_rebuild_left(home: Path, project: Path) -> None:
+    service = SessionService(home, project)
+    _sessions(service, 1, 5)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    alive = subprocess.Popen(["sleep", "30"])
+    try:
+        stale = [home / f".index-rebuild-{gone.pid}.sqlite{s}" for s in ("", ".messages_fts_new")]
+        busy = home / f".index-rebuild-{alive.pid}.sqlite"
+        for path in [*stale, busy]:
+            path.write_bytes(b"x")
+        service.reindex()
+        assert not any(p.exists() for p in stale)
+        assert busy.exists()  # another rebuild still running
+    finally:
+        alive.kill()
+        alive.wait()

@@ -267,6 +267,7 @@ def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
     """
     started = time.perf_counter()
     layout.ensure()
+    parallel_build.remove_stale(layout.home, ".index-rebuild-")
     tmp = layout.home / f".index-rebuild-{os.getpid()}.sqlite"
     tmp.unlink(missing_ok=True)
     try:

@@ -191,6 +191,26 @@ def _copy_in(index: Path, scratch: dict[str, Path]) -> None:
         conn.close()
 
 
+def remove_stale(folder: Path, prefix: str) -> None:
+    """Remove ``<prefix><pid>.*`` files (a rebuild's temp file and its scratch files)
+    left by a rebuild whose process is gone (killed, say: its helper then finished
+    its file and nobody removed it)."""
+    for path in folder.glob(f"{prefix}*"):
+        pid = path.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process, or no such number: leave it
+    return True
+
+
 def _main(argv: list[str]) -> int:
     index, out, lo, hi = Path(argv[0]), Path(argv[1]), int(argv[2]), int(argv[3])
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from . import checkpoint_store
 from .delete import finish_delete
-from .index import owed
+from .index import owed, shards
 from .index.ingest import rel_path, session_files, session_row
 from .models import DoctorReport, Problem, ReindexResult
 from .paths import DIR_MODE, FILE_MODE, Layout
@@ -45,9 +45,7 @@ def _index_problems(conn: sqlite3.Connection) -> list[Problem]:
         ok = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         if ok:
             owed.pay(conn)  # a fork's FTS rows still owed are no corruption
-            conn.execute(
-                "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)"
-            )
+            shards.integrity_check(conn)
     except sqlite3.DatabaseError:
         ok = False
     return [] if ok else [_problem(None, "index_corrupt", "the index fails its integrity check")]

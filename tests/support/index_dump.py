@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from mttui.session.index import owed
+from mttui.session.index import owed, shards
 
 
 def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
@@ -29,8 +29,8 @@ def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
             )
         conn.isolation_level = None
         owed.pay(conn)  # FTS rows a fast fork still owes: the index is whole once paid
-        conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
-        out["fts_rows"] = [conn.execute("SELECT count(*) FROM messages_fts").fetchone()]
+        shards.integrity_check(conn)
+        out["fts_rows"] = [(shards.row_count(conn),)]
         # CJK pairs by (session, message seq): no orphan rows, none missing
         out["cjk_grams"] = sorted(conn.execute(
             "SELECT s.id, m.msg_seq, g.gram FROM cjk_grams g LEFT JOIN messages m USING (rid) "

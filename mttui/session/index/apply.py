@@ -16,7 +16,7 @@ from ..markers import RECORD_KINDS, marker_of
 from ..pending import message_of, read_ids
 from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
-from . import cjk, ledger_rows, marker_rows, owed
+from . import cjk, ledger_rows, marker_rows, owed, shards
 from .activity import is_activity
 from .pending_rows import PendingProjection, move_to_end
 from .schema import SessionRow, SQLValue
@@ -232,13 +232,7 @@ class SessionApplier:
             rid, seq, old_text, extra_json = found
             if text is not None and not self.bulk:
                 owed.pay(self.conn, self.sess)  # a fork's copied row: its FTS row first
-                self.conn.execute(
-                    "INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', ?, ?)",
-                    (rid, old_text),
-                )
-                self.conn.execute(
-                    "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)", (rid, text)
-                )
+                shards.replace_text(self.conn, rid, old_text, text)
                 cjk.remove(self.conn, [(rid, old_text)])
                 cjk.add(self.conn, [(rid, text)])
             self.conn.execute(
@@ -353,11 +347,7 @@ class SessionApplier:
             self._new,
         )
         if not self.bulk:
-            self.conn.execute(
-                "INSERT INTO messages_fts (rowid, text) SELECT rid, text FROM messages "
-                "WHERE sess = ? AND msg_seq >= ?",
-                (self.sess, first_seq),
-            )
+            shards.insert_where(self.conn, "sess = ? AND msg_seq >= ?", (self.sess, first_seq))
             cjk.add_where(self.conn, "sess = ? AND msg_seq >= ?", (self.sess, first_seq))
         self._new.clear()
         self._new_by_id.clear()

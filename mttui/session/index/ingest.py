@@ -15,14 +15,19 @@ from ..models import ReindexResult
 from ..paths import Layout
 from ..reader import ReadStats, read_records
 from ..records import parse_session_filename
-from . import cjk, ledger_rows, owed
+from . import cjk, ledger_rows, owed, parallel_build, shards
 from .apply import SessionApplier
 from .schema import SESSION_TABLES, SessionRow, SQLValue, connect
 
 # New messages are written in chunks so a huge file never sits in memory whole.
 _FLUSH_EVERY = 20_000
+# How often reading one file reports its offset (a rebuild's progress inside a huge log).
+_REPORT_EVERY = 1000
 
 Progress = Callable[[int, int], None]
+
+# The share of a rebuild's progress bar given to the FTS build, in % of the log bytes.
+_FTS_SHARE = 100
 
 
 def rel_path(layout: Layout, path: Path) -> str:
@@ -42,11 +47,7 @@ def remove_session_rows(conn: sqlite3.Connection, sess: int) -> None:
     """Drop a session and everything derived from it (FTS first: it needs the text)."""
     owed.pay(conn, sess)  # FTS rows a fork still owes are written, then dropped with the rest
     ledger_rows.remove(conn, sess)
-    conn.execute(
-        "INSERT INTO messages_fts (messages_fts, rowid, text) "
-        "SELECT 'delete', rid, text FROM messages WHERE sess = ?",
-        (sess,),
-    )
+    shards.delete_where(conn, "sess = ?", (sess,))
     cjk.remove_where(conn, "sess = ?", (sess,))
     for table in SESSION_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE sess = ?", (sess,))
@@ -79,6 +80,7 @@ def ingest_file(
     *,
     bulk: bool = False,
     tail_is_final: bool | None = None,
+    reading: Callable[[int], None] | None = None,
 ) -> bool:
     """Ingest what is new in one log since the stored offset; ``True`` if anything changed.
 
@@ -86,6 +88,7 @@ def ingest_file(
     as corrupt once it is not (``tail_is_final`` overrides the lock probe). Because
     the offset of such a counted torn line is kept, a later read re-examines it:
     if a writer completed the line meanwhile, it is un-counted and read.
+    ``reading(offset)`` is told how far the read got, every so many records.
     """
     parsed = parse_session_filename(path.name)
     if parsed is None:
@@ -128,7 +131,7 @@ def ingest_file(
             row = session_row(conn, sid)
             assert row is not None
         row["file_size"], row["file_mtime_ns"] = st.st_size, st.st_mtime_ns
-        _read_into(conn, row, path, bulk=bulk, tail_is_final=tail_is_final)
+        _read_into(conn, row, path, bulk=bulk, tail_is_final=tail_is_final, reading=reading)
         return True
 
 
@@ -148,6 +151,7 @@ def _read_into(
     *,
     bulk: bool,
     tail_is_final: bool | None,
+    reading: Callable[[int], None] | None = None,
 ) -> None:
     final = (not is_locked(path)) if tail_is_final is None else tail_is_final
     row["corrupt_lines"] -= row["torn_tail"]
@@ -161,6 +165,8 @@ def _read_into(
         applier.apply(offset, rec)
         if count % _FLUSH_EVERY == 0:
             applier.flush()
+        if reading is not None and count % _REPORT_EVERY == 0:
+            reading(offset)  # the byte offset reached in the file
     row["byte_offset"] = stats.end_offset
     row["corrupt_lines"] += stats.corrupt_lines
     row["unknown_types"] += stats.unknown_types
@@ -261,6 +267,7 @@ def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
     """
     started = time.perf_counter()
     layout.ensure()
+    parallel_build.remove_stale(layout.home, ".index-rebuild-")
     tmp = layout.home / f".index-rebuild-{os.getpid()}.sqlite"
     tmp.unlink(missing_ok=True)
     try:
@@ -278,32 +285,52 @@ def build_index(
 
     Fast pragmas (no journal, no fsync), files in order of last change so that
     the most recently active sessions get the highest message rowids (search
-    ranks the newest matches), and the FTS table filled once at the end.
+    ranks the newest matches), and the FTS shards and CJK pairs filled once at the
+    end, on two cores (``parallel_build``), split where half of the log bytes are.
     """
     files = sorted(session_files(layout, None), key=lambda f: (f[1].st_mtime_ns, f[0].name))
     read_total = sum(st.st_size for _, st in files)
-    total = read_total + read_total // 3  # the FTS build takes roughly a quarter
+    total = read_total + _FTS_SHARE * read_total // 100
     conn = connect(target, bulk=True)
+    marks: list[tuple[int, int]] = []  # (last rowid, log bytes read) after each file
     try:
         done = 0
         conn.execute("BEGIN")
         for path, st in files:
-            ingest_file(conn, layout, path, bulk=True)
+            reading = None if progress is None else _reading(progress, done, total)
+            ingest_file(conn, layout, path, bulk=True, reading=reading)
             done += st.st_size
+            marks.append((conn.execute("SELECT coalesce(max(rid), 0) FROM messages").fetchone()[0],
+                          done))  # fmt: skip
             if progress is not None:
                 progress(done, total)
-        conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
-        cjk.rebuild(conn)
         conn.execute("COMMIT")
-        if progress is not None:
-            progress(total, total)
+        upto = parallel_build.split_point(conn, marks, read_total // 2)
         row = conn.execute(
             "SELECT count(*), coalesce(sum(message_count), 0), "
             "coalesce(sum(corrupt_lines), 0) FROM sessions"
         ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
     finally:
         conn.close()
+    last = marks[-1][0] if marks else 0
+
+    def tokenized(n: int) -> None:
+        if progress is not None:
+            progress(read_total + (total - read_total) * n // max(last, 1), total)
+
+    parallel_build.fill(target, upto, last, tokenized, log_bytes=read_total)
+    if progress is not None:
+        progress(total, total)
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+def _reading(progress: Progress, before: int, total: int) -> Callable[[int], None]:
+    """Progress inside one file: the bytes of the files before it plus its offset."""
+
+    def report(offset: int) -> None:
+        progress(before + offset, total)
+
+    return report
 
 
 def install(built: Path, live: Path) -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from . import shards
+
 SCHEMA = "CREATE TABLE IF NOT EXISTS fts_owed (sess INTEGER PRIMARY KEY, upto INTEGER NOT NULL)"
 
 
@@ -39,8 +41,7 @@ def pay(conn: sqlite3.Connection, sess: int | None = None) -> int:
         conn.execute("BEGIN IMMEDIATE")
     try:
         for s, upto in conn.execute(sql, () if sess is None else (sess,)).fetchall():
-            conn.execute("INSERT INTO messages_fts (rowid, text) SELECT rid, text FROM messages "
-                         "WHERE sess = ? AND msg_seq <= ?", (s, upto))
+            shards.insert_where(conn, "sess = ? AND msg_seq <= ?", (s, upto))
             conn.execute("DELETE FROM fts_owed WHERE sess = ?", (s,))
     except BaseException:
         if own:

@@ -15,7 +15,7 @@ from typing import TypeAlias, TypedDict
 
 from ..errors import MttuiError
 from ..paths import FILE_MODE, Layout, secure_file
-from . import cjk, ledger_rows, marker_rows, owed
+from . import cjk, ledger_rows, marker_rows, owed, shards
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -246,6 +246,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _run_script(_V7),  # v7: markers, forked_from; every session read again
     owed.migrate,  # v8: FTS rows a fast fork still owes
     ledger_rows.migrate,  # v9: interrupted and settled tool calls (the ⚠ badge)
+    shards.migrate,  # v10: the FTS index in two shards (a rebuild uses two cores)
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

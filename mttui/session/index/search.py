@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from ..models import SearchHit, SearchScope
-from . import cjk
+from . import cjk, shards
 from .fts import ParsedQuery, matches_all, parse_query, score, snippet
 from .queries import clamp_limit
 
@@ -46,12 +46,19 @@ def _candidates(
     args = [*args, *q.long, *q.short]
     if q.long:
         try:
-            return conn.execute(
-                f"{_SELECT} FROM messages_fts JOIN messages m ON m.rid = messages_fts.rowid "
-                f"WHERE messages_fts MATCH ? AND {' AND '.join(conds)} "
-                "ORDER BY messages_fts.rowid DESC LIMIT ?",
-                (q.fts_query, *args, CANDIDATES),
-            ).fetchall()
+            # The newer shard's rows all come after the older one's: its newest
+            # matches first, the older shard only asked for what is still missing.
+            found: list[Candidate] = []
+            for name in shards.SHARDS:
+                found += conn.execute(
+                    f"{_SELECT} FROM {name} JOIN messages m ON m.rid = {name}.rowid "
+                    f"WHERE {name} MATCH ? AND {' AND '.join(conds)} "
+                    f"ORDER BY {name}.rowid DESC LIMIT ?",
+                    (q.fts_query, *args, CANDIDATES - len(found)),
+                ).fetchall()
+                if len(found) >= CANDIDATES:
+                    break
+            return found
         except sqlite3.OperationalError:
             pass  # never expected with quoted trigrams; the instr scan below is always valid
     pairs = [t for t in q.short if cjk.is_pair(t)]

@@ -1,0 +1,225 @@
+"""The full-text half of a rebuild, on two cores.
+
+Once a fresh index holds its ``messages`` rows, each FTS shard (``shards``) and
+the CJK pairs of its rows are built into a scratch file of their own: the newer
+shard by a helper process, the older one here, both reading the index's rows
+(only reading: neither holds a write lock on it). Their tables are then copied
+into the index, which is cheap next to tokenizing. If the helper cannot run or
+fails, its shard is built here afterwards, so a rebuild never depends on it.
+
+Progress is counted in messages tokenized, by both processes together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from . import cjk, shards
+
+# Rows per statement (the progress is reported between them): about 1/64 of a
+# shard, within bounds.
+CHUNK_MIN, CHUNK_MAX = 16, 2000
+
+# Below this many bytes of logs both shards are built here: starting the helper
+# would cost more than it saves.
+HELPER_FROM_BYTES = 4_000_000
+
+Report = Callable[[int], None]  # messages tokenized so far, both shards together
+
+
+def _bulk(conn: sqlite3.Connection) -> sqlite3.Connection:
+    conn.isolation_level = None
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.execute("PRAGMA cache_size=-262144")
+    return conn
+
+
+def build_shard(index: Path, out: Path, name: str, lo: int, hi: int,
+                report: Callable[[int], None]) -> None:
+    """FTS shard ``name`` and CJK pairs of the messages ``lo < rid <= hi`` of ``index``,
+    written into the new file ``out``; ``report(n)`` after each ``n`` rows."""
+    out.unlink(missing_ok=True)
+    conn = _bulk(sqlite3.connect(out))
+    try:
+        conn.execute("ATTACH ? AS src", (f"file:{index}?mode=ro",))
+        conn.execute(shards.ddl(name, shards.ROWS[name]))
+        conn.execute(cjk.SCHEMA)
+        conn.execute("BEGIN")
+        start, chunk = lo, max(CHUNK_MIN, min(CHUNK_MAX, (hi - lo) // 64))
+        while start < hi:
+            end = min(hi, start + chunk)
+            args = (start, end)
+            conn.execute(f"INSERT INTO {name} (rowid, text) SELECT rid, text FROM src.messages "
+                         "WHERE rid > ? AND rid <= ?", args)
+            cjk.add(conn, conn.execute(
+                "SELECT rid, text FROM src.messages WHERE rid > ? AND rid <= ?", args).fetchall())
+            report(end - start)
+            start = end
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def split_point(conn: sqlite3.Connection, marks: list[tuple[int, int]], half: int) -> int:
+    """The rowid with about ``half`` of the log bytes at or before it, from ``marks``
+    (``(last rowid, log bytes)`` after each file, in rowid order); inside the file
+    that crosses it, by the messages' byte offsets (a few rowid lookups)."""
+    before_rid, before = 0, 0
+    for end_rid, end in marks:
+        if end >= half:
+            lo, hi = before_rid, end_rid  # the answer is in [lo, hi]
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                found = conn.execute(
+                    "SELECT byte_offset FROM messages WHERE rid = ?", (mid,)).fetchone()
+                if found is not None and before + int(found[0]) > half:
+                    hi = mid - 1
+                else:
+                    lo = mid
+            return lo
+        before_rid, before = end_rid, end
+    return before_rid
+
+
+def spawn_helper(index: Path, out: Path, lo: int, hi: int) -> subprocess.Popen[str] | None:
+    package_root = str(Path(__file__).resolve().parents[3])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", __name__, str(index), str(out), str(lo), str(hi)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, env=env)  # fmt: skip
+    except OSError:
+        return None
+
+
+def _follow(child: subprocess.Popen[str], add: Callable[[int], None]) -> threading.Thread:
+    """A thread adding up the helper's reports (one number per line)."""
+
+    def read() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if line.strip().isdigit():
+                add(int(line))
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+def fill(index: Path, upto: int, last: int, report: Report | None = None, *,
+         log_bytes: int) -> None:
+    """Build both shards of ``index`` (rows ``<= upto`` old, up to ``last`` new) and the
+    CJK pairs, with the split ``upto`` recorded; the FTS tables must be empty.
+    ``log_bytes`` (the size of the logs read) decides whether a helper is worth it."""
+    scratch = {name: index.with_name(f"{index.name}.{name}") for name in shards.SHARDS}
+    done = [0, 0, 0]  # rows tokenized here, by the helper; the most ever reported
+    lock = threading.Lock()
+
+    def tell() -> None:  # on the caller's thread only, never going back
+        with lock:
+            done[2] = max(done[2], done[0] + done[1])
+        if report is not None:
+            report(done[2])
+
+    def count(who: int) -> Callable[[int], None]:
+        def add(n: int) -> None:
+            with lock:
+                done[who] += n
+            if who == 0:
+                tell()
+
+        return add
+
+    conn = _bulk(sqlite3.connect(index))
+    try:
+        shards.set_split(conn, upto)
+    finally:
+        conn.close()
+    child = None
+    try:
+        helper = last > upto and log_bytes >= HELPER_FROM_BYTES
+        child = spawn_helper(index, scratch[shards.NEW], upto, last) if helper else None
+        reader = _follow(child, count(1)) if child is not None else None
+        build_shard(index, scratch[shards.OLD], shards.OLD, 0, upto, count(0))
+        ok = False  # the newer shard is built (no helper when it has no rows)
+        if child is not None:
+            while child.poll() is None:  # the helper's progress meanwhile
+                tell()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(0.1)
+            ok = child.returncode == 0
+            assert reader is not None
+            reader.join()
+        if not ok:  # no helper, or it failed: the newer shard is built here
+            with lock:
+                done[1] = 0  # its rows are counted again as they are built here
+            build_shard(index, scratch[shards.NEW], shards.NEW, upto, last, count(0))
+        _copy_in(index, scratch)
+    finally:
+        if child is not None and child.poll() is None:  # interrupted: the helper goes too
+            child.kill()
+            child.wait()
+        for path in scratch.values():
+            path.unlink(missing_ok=True)
+
+
+def _copy_in(index: Path, scratch: dict[str, Path]) -> None:
+    conn = _bulk(sqlite3.connect(index))
+    try:
+        alias = {name: f"shard{i}" for i, name in enumerate(scratch)}
+        for name, path in scratch.items():
+            conn.execute(f"ATTACH ? AS {alias[name]}", (str(path),))
+        conn.execute("BEGIN")
+        conn.execute("DELETE FROM cjk_grams")
+        for name, src in alias.items():
+            for part in ("data", "idx", "docsize"):  # the shard's own tables, as built
+                conn.execute(f"DELETE FROM main.{name}_{part}")
+                conn.execute(f"INSERT INTO main.{name}_{part} SELECT * FROM {src}.{name}_{part}")
+            conn.execute(f"INSERT INTO main.cjk_grams SELECT * FROM {src}.cjk_grams")
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def remove_stale(folder: Path, prefix: str) -> None:
+    """Remove ``<prefix><pid>.*`` files (a rebuild's temp file and its scratch files)
+    left by a rebuild whose process is gone (killed, say: its helper then finished
+    its file and nobody removed it)."""
+    for path in folder.glob(f"{prefix}*"):
+        pid = path.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process, or no such number: leave it
+    return True
+
+
+def _main(argv: list[str]) -> int:
+    index, out, lo, hi = Path(argv[0]), Path(argv[1]), int(argv[2]), int(argv[3])
+
+    def tell(n: int) -> None:
+        print(n, flush=True)
+
+    build_shard(index, out, shards.NEW, lo, hi, tell)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

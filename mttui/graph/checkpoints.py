@@ -51,10 +51,11 @@ def data_home(checkpoints_path: Path) -> Path | None:
 
 
 def open_saver(path: Path) -> Any:
-    """A ``SqliteSaver`` on ``path`` (tables created)."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
+    """A ``SqliteSaver`` on ``path`` (tables created) that stores each message of a
+    thread once (:class:`~mttui.graph.message_saver.MessageSaver`)."""
+    from .message_saver import MessageSaver
 
-    saver = SqliteSaver(connect(path))
+    saver = MessageSaver(connect(path))
     saver.setup()
     for suffix in ("-wal", "-shm"):
         secure_file(Path(str(path) + suffix))

@@ -1,0 +1,139 @@
+"""LangGraph's SQLite saver with each message stored once per thread.
+
+The checkpoint row holds the keys of its messages (see
+:mod:`mttui.session.checkpoint_messages`); the messages themselves are written, in
+the same transaction, only the first time a checkpoint of the thread holds them.
+A tool step thus writes its own new messages and a short key list, not every
+earlier tool output again. ``get_tuple`` and ``list`` give LangGraph the ordinary
+checkpoint back (messages put in place of the keys); a checkpoint written inline,
+before the table existed, is read as it is.
+
+Imported only with LangGraph (by :func:`~mttui.graph.checkpoints.open_saver`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    get_checkpoint_metadata,
+)
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from mttui.session import checkpoint_messages as stored
+from mttui.session.checkpoint_messages import REFS, MessageRow
+
+MESSAGES = "messages"
+
+
+class MessageSaver(SqliteSaver):
+    """``SqliteSaver`` whose checkpoints refer to their messages instead of holding them."""
+
+    def __init__(self, conn: Any, **kw: Any) -> None:
+        super().__init__(conn, **kw)
+        # re-entrant: a checkpoint and its messages are read under one hold of the lock
+        self.lock = threading.RLock()  # type: ignore[assignment]
+
+    def setup(self) -> None:
+        if self.is_setup:
+            return
+        super().setup()
+        cur = self.conn.cursor()
+        try:
+            stored.create(cur)
+            self.conn.commit()
+        finally:
+            cur.close()
+
+    # -- writing ---------------------------------------------------------------
+    def split(self, checkpoint: Checkpoint) -> tuple[Checkpoint, list[MessageRow]]:
+        """The checkpoint with its messages replaced by their keys, and the messages
+        serialized (key, type, value)."""
+        values = checkpoint["channel_values"]
+        messages = values.get(MESSAGES)
+        if not isinstance(messages, list):
+            return checkpoint, []
+        rows: list[MessageRow] = []
+        for message in messages:
+            type_, value = self.serde.dumps_typed(message)
+            rows.append((stored.key_of(type_, value), type_, value))
+        slim = {k: v for k, v in values.items() if k != MESSAGES}
+        slim[REFS] = [row[0] for row in rows]
+        return {**checkpoint, "channel_values": slim}, rows
+
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint,
+            metadata: CheckpointMetadata, new_versions: ChannelVersions) -> RunnableConfig:
+        conf = config["configurable"]
+        thread_id, ns = str(conf["thread_id"]), conf["checkpoint_ns"]
+        slim, rows = self.split(checkpoint)
+        type_, blob = self.serde.dumps_typed(slim)
+        meta = json.dumps(get_checkpoint_metadata(config, metadata),
+                          ensure_ascii=False).encode("utf-8", "ignore")
+        with self.cursor() as cur:
+            stored.insert(cur, thread_id, rows)
+            cur.execute(
+                "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, "
+                "parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (thread_id, ns, checkpoint["id"], conf.get("checkpoint_id"), type_, blob, meta))
+        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
+                                 "checkpoint_id": checkpoint["id"]}}  # fmt: skip
+
+    def set_messages(self, config: RunnableConfig, messages: Sequence[Any]) -> None:
+        """Set the messages of the checkpoint ``config`` names, in place (same id,
+        parent, metadata and channel versions): the fork seed's direct write."""
+        found = self.get_tuple(config)
+        if found is None:
+            raise LookupError("no such checkpoint")
+        values = {**found.checkpoint["channel_values"], MESSAGES: list(messages)}
+        checkpoint: Any = {**found.checkpoint, "channel_values": values}
+        slim, rows = self.split(checkpoint)
+        type_, blob = self.serde.dumps_typed(slim)
+        conf = found.config["configurable"]
+        thread_id = str(conf["thread_id"])
+        with self.cursor() as cur:
+            stored.insert(cur, thread_id, rows)
+            cur.execute("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE thread_id = ? "
+                        "AND checkpoint_ns = ? AND checkpoint_id = ?",
+                        (type_, blob, thread_id, conf.get("checkpoint_ns", ""),
+                         conf["checkpoint_id"]))  # fmt: skip
+
+    def delete_thread(self, thread_id: str) -> None:
+        with self.lock:
+            super().delete_thread(thread_id)
+            with self.cursor() as cur:
+                cur.execute(f"DELETE FROM {stored.TABLE} WHERE thread_id = ?", (str(thread_id),))
+
+    # -- reading ---------------------------------------------------------------
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        with self.lock:  # (the messages are read before anyone can prune them)
+            found = super().get_tuple(config)
+            return None if found is None else self.resolved(found)
+
+    def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+             before: RunnableConfig | None = None,
+             limit: int | None = None) -> Iterator[CheckpointTuple]:
+        for found in super().list(config, filter=filter, before=before, limit=limit):
+            yield self.resolved(found)
+
+    def resolved(self, found: CheckpointTuple) -> CheckpointTuple:
+        """``found`` with the messages its keys name put in their place."""
+        values = found.checkpoint["channel_values"]
+        refs = values.get(REFS)
+        if refs is None:
+            return found  # the inline form
+        thread_id = str(found.config["configurable"]["thread_id"])
+        with self.cursor(transaction=False) as cur:
+            rows = stored.load(cur, thread_id, refs)
+        full = {k: v for k, v in values.items() if k != REFS}
+        full[MESSAGES] = [self.serde.loads_typed(row) for row in rows]
+        checkpoint: Any = {**found.checkpoint, "channel_values": full}
+        return CheckpointTuple(found.config, checkpoint, found.metadata, found.parent_config,
+                               found.pending_writes)

@@ -34,10 +34,9 @@ MessageRow = tuple[bytes, str, bytes]
 
 def key_of(type_: str, value: bytes) -> bytes:
     """The content address of a serialized message."""
-    h = hashlib.blake2b(type_.encode(), digest_size=KEY_BYTES)
-    h.update(b"\0")
-    h.update(value)
-    return h.digest()
+    if type_ != "msgpack":  # (every message is, but the type is part of what is stored)
+        value = type_.encode() + b"\0" + value
+    return hashlib.blake2b(value, digest_size=KEY_BYTES).digest()
 
 
 def create(cur: sqlite3.Cursor) -> None:

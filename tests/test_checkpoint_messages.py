@@ -13,14 +13,20 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 
-from mttui.graph.checkpoints import open_saver, prune_thread
+from mttui.graph.checkpoints import connect, open_saver, prune_thread
 from mttui.graph.events import MessageAdded
+from mttui.graph.message_saver import MessageSaver
 from mttui.graph.resume.plan import graph_state
 from mttui.session import checkpoint_store
 from mttui.session.checkpoint_messages import REFS
 from mttui.session.checkpoint_peek import peek_state
 from tests.support import fake_openai as fo
-from tests.support.inline_checkpoints import make_inline, message_rows, newest_blob_size
+from tests.support.inline_checkpoints import (
+    CountingSerde,
+    make_inline,
+    message_rows,
+    newest_blob_size,
+)
 
 STEPS = 10
 OUTPUT = 24 * 1024
@@ -138,3 +144,42 @@ def test_deleting_a_thread_deletes_its_messages(tmp_path: Path) -> None:
         saver.conn.close()
     checkpoint_store.delete_threads(db, ["u"])
     assert message_rows(db, "u") == {}
+
+
+def test_a_step_serializes_only_its_new_messages(tmp_path: Path) -> None:
+    db = tmp_path / "checkpoints.sqlite"
+    counted = CountingSerde()
+    saver = MessageSaver(connect(db), serde=counted)
+    saver.setup()
+    try:
+        history = [_msg(i) for i in range(50)]
+        parent = _put(saver, "t", None, history)
+        counted.calls = 0
+        parent = _put(saver, "t", parent, [*history, _msg(50)])
+        assert counted.calls == 2  # the new message and the checkpoint itself
+        # read back (as a new run does): what it read is known to be stored too
+        found = saver.get_tuple({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})
+        counted.calls = 0
+        _put(saver, "t", parent, [*found.checkpoint["channel_values"]["messages"], _msg(51)])
+        assert counted.calls == 2
+    finally:
+        saver.conn.close()
+
+
+def test_messages_pruned_by_another_connection_are_written_again(tmp_path: Path) -> None:
+    db = tmp_path / "checkpoints.sqlite"
+    ours, theirs = open_saver(db), open_saver(db)
+    try:
+        m = [_msg(i) for i in range(3)]
+        first = _put(ours, "t", None, m)
+        _put(theirs, "t", first, [m[0]])  # e.g. another process compressed the thread
+        prune_thread(theirs, "t")
+        assert len(message_rows(db, "t")) == 1
+        _put(ours, "t", first, m)  # the same objects: they must be stored again
+        prune_thread(ours, "t")
+        found = theirs.get_tuple({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})
+        assert [x.id for x in found.checkpoint["channel_values"]["messages"]] == ["m0", "m1",
+                                                                                    "m2"]
+    finally:
+        ours.conn.close()
+        theirs.conn.close()

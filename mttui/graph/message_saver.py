@@ -24,6 +24,7 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    get_checkpoint_id,
     get_checkpoint_metadata,
 )
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -32,6 +33,7 @@ from mttui.session import checkpoint_messages as stored
 from mttui.session.checkpoint_messages import REFS, MessageRow
 
 MESSAGES = "messages"
+Known = dict[int, tuple[Any, bytes]]
 
 
 class MessageSaver(SqliteSaver):
@@ -41,6 +43,11 @@ class MessageSaver(SqliteSaver):
         super().__init__(conn, **kw)
         # re-entrant: a checkpoint and its messages are read under one hold of the lock
         self.lock = threading.RLock()  # type: ignore[assignment]
+        # (thread, namespace) → {id(message): (message, key)}: the messages of the newest
+        # checkpoint this saver wrote or read, whose rows are stored (pruning keeps the
+        # newest checkpoint's rows). Dropped when another connection commits.
+        self.known: dict[tuple[str, str], Known] = {}
+        self.data_version: int | None = None
 
     def setup(self) -> None:
         if self.is_setup:
@@ -54,35 +61,60 @@ class MessageSaver(SqliteSaver):
             cur.close()
 
     # -- writing ---------------------------------------------------------------
-    def split(self, checkpoint: Checkpoint) -> tuple[Checkpoint, list[MessageRow]]:
-        """The checkpoint with its messages replaced by their keys, and the messages
-        serialized (key, type, value)."""
+    def split(self, checkpoint: Checkpoint,
+              known: Known | None = None) -> tuple[Checkpoint, list[MessageRow], Known]:
+        """The checkpoint with its messages replaced by their keys, the messages not in
+        ``known`` serialized (key, type, value), and what is known after writing them."""
         values = checkpoint["channel_values"]
         messages = values.get(MESSAGES)
         if not isinstance(messages, list):
-            return checkpoint, []
+            return checkpoint, [], {}
+        known = known or {}
         rows: list[MessageRow] = []
+        keys: list[bytes] = []
+        now: Known = {}
         for message in messages:
-            type_, value = self.serde.dumps_typed(message)
-            rows.append((stored.key_of(type_, value), type_, value))
+            hit = known.get(id(message))
+            if hit is not None and hit[0] is message:
+                key = hit[1]
+            else:
+                type_, value = self.serde.dumps_typed(message)
+                key = stored.key_of(type_, value)
+                rows.append((key, type_, value))
+            keys.append(key)
+            if getattr(message, "id", None) is not None:  # (the reducer sets a missing id)
+                now[id(message)] = (message, key)
         slim = {k: v for k, v in values.items() if k != MESSAGES}
-        slim[REFS] = [row[0] for row in rows]
-        return {**checkpoint, "channel_values": slim}, rows
+        slim[REFS] = keys
+        return {**checkpoint, "channel_values": slim}, rows, now
+
+    def known_of(self, thread_id: str, ns: str) -> Known:
+        """What is known of the thread's stored messages (nothing once another
+        connection has committed: it may have pruned them). Call under the lock."""
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self.data_version:
+            self.known.clear()
+            self.data_version = version
+        return self.known.pop((thread_id, ns), {})
 
     def put(self, config: RunnableConfig, checkpoint: Checkpoint,
             metadata: CheckpointMetadata, new_versions: ChannelVersions) -> RunnableConfig:
         conf = config["configurable"]
         thread_id, ns = str(conf["thread_id"]), conf["checkpoint_ns"]
-        slim, rows = self.split(checkpoint)
-        type_, blob = self.serde.dumps_typed(slim)
         meta = json.dumps(get_checkpoint_metadata(config, metadata),
                           ensure_ascii=False).encode("utf-8", "ignore")
-        with self.cursor() as cur:
-            stored.insert(cur, thread_id, rows)
-            cur.execute(
-                "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, "
-                "parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (thread_id, ns, checkpoint["id"], conf.get("checkpoint_id"), type_, blob, meta))
+        with self.lock:
+            slim, rows, known = self.split(checkpoint, self.known_of(thread_id, ns))
+            type_, blob = self.serde.dumps_typed(slim)
+            with self.cursor() as cur:
+                stored.insert(cur, thread_id, rows)
+                cur.execute(
+                    "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, "
+                    "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (thread_id, ns, checkpoint["id"], conf.get("checkpoint_id"), type_, blob,
+                     meta))  # fmt: skip
+            self.known[(thread_id, ns)] = known
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
                                  "checkpoint_id": checkpoint["id"]}}  # fmt: skip
 
@@ -94,7 +126,7 @@ class MessageSaver(SqliteSaver):
             raise LookupError("no such checkpoint")
         values = {**found.checkpoint["channel_values"], MESSAGES: list(messages)}
         checkpoint: Any = {**found.checkpoint, "channel_values": values}
-        slim, rows = self.split(checkpoint)
+        slim, rows, _known = self.split(checkpoint)
         type_, blob = self.serde.dumps_typed(slim)
         conf = found.config["configurable"]
         thread_id = str(conf["thread_id"])
@@ -107,6 +139,7 @@ class MessageSaver(SqliteSaver):
 
     def delete_thread(self, thread_id: str) -> None:
         with self.lock:
+            self.known.clear()
             super().delete_thread(thread_id)
             with self.cursor() as cur:
                 cur.execute(f"DELETE FROM {stored.TABLE} WHERE thread_id = ?", (str(thread_id),))
@@ -115,7 +148,19 @@ class MessageSaver(SqliteSaver):
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         with self.lock:  # (the messages are read before anyone can prune them)
             found = super().get_tuple(config)
-            return None if found is None else self.resolved(found)
+            if found is None:
+                return None
+            refs = found.checkpoint["channel_values"].get(REFS)
+            full = self.resolved(found)
+            if refs is not None and get_checkpoint_id(config) is None:
+                # the newest checkpoint, whose messages the next put extends
+                conf = full.config["configurable"]
+                messages = full.checkpoint["channel_values"][MESSAGES]
+                self.known_of(str(conf["thread_id"]), conf.get("checkpoint_ns", ""))
+                self.known[(str(conf["thread_id"]), conf.get("checkpoint_ns", ""))] = {
+                    id(m): (m, key) for m, key in zip(messages, refs, strict=True)
+                    if getattr(m, "id", None) is not None}  # fmt: skip
+            return full
 
     def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
              before: RunnableConfig | None = None,

@@ -5,6 +5,19 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+
+class CountingSerde(JsonPlusSerializer):
+    """LangGraph's serializer, counting what it serializes."""
+
+    calls = 0
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        self.calls += 1
+        return super().dumps_typed(obj)
 
 
 def make_inline(db: Path) -> int:

@@ -10,8 +10,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.checkpoint.sqlite import SqliteSaver
 
 from mttui.graph.checkpoints import connect, open_saver, prune_thread
 from mttui.graph.events import MessageAdded
@@ -183,3 +185,24 @@ def test_messages_pruned_by_another_connection_are_written_again(tmp_path: Path)
     finally:
         ours.conn.close()
         theirs.conn.close()
+
+
+def test_a_failed_put_leaves_no_message_behind(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "checkpoints.sqlite"
+    saver = open_saver(db)
+    try:
+        first = _put(saver, "t", None, [_msg(0)])
+
+        def full(*_a: Any, **_k: Any) -> Any:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(SqliteSaver, "put", full)
+        with pytest.raises(sqlite3.OperationalError):
+            _put(saver, "t", first, [_msg(0), _msg(1)])
+        monkeypatch.undo()
+        assert len(message_rows(db, "t")) == 1  # m1 went with its checkpoint
+        _put(saver, "t", first, [_msg(0), _msg(1)])  # and is written when it succeeds
+        assert len(message_rows(db, "t")) == 2
+    finally:
+        saver.conn.close()

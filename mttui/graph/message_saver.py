@@ -13,7 +13,6 @@ Imported only with LangGraph (by :func:`~mttui.graph.checkpoints.open_saver`).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -25,7 +24,6 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
     get_checkpoint_id,
-    get_checkpoint_metadata,
 )
 from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -99,24 +97,24 @@ class MessageSaver(SqliteSaver):
 
     def put(self, config: RunnableConfig, checkpoint: Checkpoint,
             metadata: CheckpointMetadata, new_versions: ChannelVersions) -> RunnableConfig:
-        conf = config["configurable"]
-        thread_id, ns = str(conf["thread_id"]), conf["checkpoint_ns"]
-        meta = json.dumps(get_checkpoint_metadata(config, metadata),
-                          ensure_ascii=False).encode("utf-8", "ignore")
+        """``SqliteSaver.put`` of the checkpoint with its message keys, its new messages
+        inserted first in the same transaction (the saver's put commits both)."""
+        thread_id = str(config["configurable"]["thread_id"])
+        ns = config["configurable"]["checkpoint_ns"]
         with self.lock:
             slim, rows, known = self.split(checkpoint, self.known_of(thread_id, ns))
-            type_, blob = self.serde.dumps_typed(slim)
-            with self.cursor() as cur:
-                stored.insert(cur, thread_id, rows)
-                cur.execute(
-                    "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, "
-                    "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (thread_id, ns, checkpoint["id"], conf.get("checkpoint_id"), type_, blob,
-                     meta))  # fmt: skip
+            try:
+                cur = self.conn.cursor()
+                try:
+                    stored.insert(cur, thread_id, rows)
+                finally:
+                    cur.close()
+                out = super().put(config, slim, metadata, new_versions)
+            except BaseException:
+                self.conn.rollback()  # (no row without the checkpoint that refers to it)
+                raise
             self.known[(thread_id, ns)] = known
-        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
-                                 "checkpoint_id": checkpoint["id"]}}  # fmt: skip
+        return out
 
     def set_messages(self, config: RunnableConfig, messages: Sequence[Any]) -> None:
         """Set the messages of the checkpoint ``config`` names, in place (same id,

@@ -206,3 +206,21 @@ def test_a_failed_put_leaves_no_message_behind(tmp_path: Path,
         assert len(message_rows(db, "t")) == 2
     finally:
         saver.conn.close()
+
+
+def test_a_missing_message_row_is_an_unreadable_checkpoint_not_a_shorter_one(
+    make_runner: Any, project: Path, fake_openai: fo.FakeOpenAI
+) -> None:
+    _loop(project, fake_openai, 1)
+    runner = make_runner("openai", url=fake_openai.url, approval="ask")
+    list(runner.run("read"))
+    runner.close()
+    db, tid = runner.checkpoints_path, runner.writer.thread_id
+    conn = sqlite3.connect(db)
+    conn.execute("DELETE FROM checkpoint_messages WHERE rowid = (SELECT max(rowid) FROM "
+                 "checkpoint_messages)")  # fmt: skip
+    conn.commit()
+    conn.close()
+    assert peek_state(db, tid) is None  # the light reader leaves it to LangGraph
+    with pytest.raises(LookupError, match="missing from the checkpoint database"):
+        graph_state(db, tid)

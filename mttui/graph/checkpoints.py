@@ -1,7 +1,9 @@
 """The checkpoint database: opening it safely and keeping it bounded.
 
 LangGraph's SQLite saver stores the whole state in every checkpoint, so a
-thread's checkpoints grow quadratically with its length. After every run we
+thread's checkpoints grow quadratically with its length. The saver opened here
+stores each message of a thread once instead (:mod:`.message_saver`), and after
+every tool step and every run we
 keep only the newest checkpoint of the thread (and its pending writes: an
 approval's interrupt lives there) and delete the rest with plain SQL. That is
 all resume needs: ``get_state`` reads the newest checkpoint, ``Command(resume=…)``

@@ -3,9 +3,9 @@
 LangGraph's SQLite saver stores the whole state in every checkpoint, so a
 thread's checkpoints grow quadratically with its length. The saver opened here
 stores each message of a thread once instead (:mod:`.message_saver`), and after
-every tool step and every run we
-keep only the newest checkpoint of the thread (and its pending writes: an
-approval's interrupt lives there) and delete the rest with plain SQL. That is
+every tool step and every run we keep only the newest checkpoint of the thread
+(and its pending writes: an approval's interrupt lives there) and delete the rest
+with plain SQL (and the messages no checkpoint left refers to). That is
 all resume needs: ``get_state`` reads the newest checkpoint, ``Command(resume=…)``
 and ``update_state(as_node=…)`` continue from it.
 """

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage
 
 from mttui.graph.resume.apply import resume_session
 from mttui.graph.resume.plan import check_resume, graph_state
+from mttui.session.checkpoint_messages import REFS
 from mttui.session.checkpoint_peek import PeekState, peek_state
 from mttui.session.paths import Layout, project_hash
 from mttui.session.resume.check import check_log
@@ -233,11 +234,18 @@ def test_what_the_peek_does_not_recognise(
     elif change == "write_of_no_task":
         _sql(db, "UPDATE writes SET task_id = ?", _task_id(db)[::-1])
     elif change == "unknown_message":
-        def chunk(c: dict[str, Any]) -> None:
-            msgs = c["channel_values"]["messages"]
-            data = ormsgpack.unpackb(msgs[-1].data)
+        def chunk(c: dict[str, Any]) -> None:  # the last message, stored apart
+            conn = sqlite3.connect(db)
+            key = c["channel_values"][REFS][-1]
+            ext = ormsgpack.unpackb(conn.execute(
+                "SELECT value FROM checkpoint_messages WHERE key = ?", (key,)).fetchone()[0],
+                ext_hook=_Ext)  # fmt: skip
+            data = ormsgpack.unpackb(ext.data)
             data[1] = "AIMessageChunk"
-            msgs[-1] = _Ext(msgs[-1].code, ormsgpack.packb(data))
+            new = ormsgpack.packb(ormsgpack.Ext(ext.code, ormsgpack.packb(data)))
+            conn.execute("UPDATE checkpoint_messages SET value = ? WHERE key = ?", (new, key))
+            conn.commit()
+            conn.close()
         _repack(db, chunk)
     tid = runner.writer.thread_id
     assert peek_state(db, tid) is None

@@ -127,7 +127,9 @@ def _fresh_process(home: Path, project: Path, sid: str, repeats: int) -> tuple[f
     out = subprocess.run(cmd, cwd=project, env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
                          check=True, capture_output=True, text=True)  # fmt: skip
     plan = json.loads(out.stdout)
-    plan["langgraph"] = "| langgraph" in out.stderr  # an -X importtime line
+    plan["langgraph"] = any(  # an -X importtime line of a langgraph module, at any depth
+        line.rsplit("|", 1)[-1].strip().split(".")[0] == "langgraph"
+        for line in out.stderr.splitlines() if line.startswith("import time:"))  # fmt: skip
     return sorted(times)[len(times) // 2], plan
 
 

@@ -1,9 +1,11 @@
 """The checkpoint database: opening it safely and keeping it bounded.
 
 LangGraph's SQLite saver stores the whole state in every checkpoint, so a
-thread's checkpoints grow quadratically with its length. After every run we
-keep only the newest checkpoint of the thread (and its pending writes: an
-approval's interrupt lives there) and delete the rest with plain SQL. That is
+thread's checkpoints grow quadratically with its length. The saver opened here
+stores each message of a thread once instead (:mod:`.message_saver`), and after
+every tool step and every run we keep only the newest checkpoint of the thread
+(and its pending writes: an approval's interrupt lives there) and delete the rest
+with plain SQL (and the messages no checkpoint left refers to). That is
 all resume needs: ``get_state`` reads the newest checkpoint, ``Command(resume=…)``
 and ``update_state(as_node=…)`` continue from it.
 """
@@ -51,10 +53,11 @@ def data_home(checkpoints_path: Path) -> Path | None:
 
 
 def open_saver(path: Path) -> Any:
-    """A ``SqliteSaver`` on ``path`` (tables created)."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
+    """A ``SqliteSaver`` on ``path`` (tables created) that stores each message of a
+    thread once (:class:`~mttui.graph.message_saver.MessageSaver`)."""
+    from .message_saver import MessageSaver
 
-    saver = SqliteSaver(connect(path))
+    saver = MessageSaver(connect(path))
     saver.setup()
     for suffix in ("-wal", "-shm"):
         secure_file(Path(str(path) + suffix))

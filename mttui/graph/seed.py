@@ -140,16 +140,7 @@ def seed_thread(writer: SessionWriter, settings: Settings, *, project: Path,
 def _put_messages(saver: Any, config: Any, messages: list[BaseMessage]) -> None:
     """Set the messages of the checkpoint ``config`` names (in place: same id, parent,
     metadata and channel versions)."""
-    found = saver.get_tuple(config)
-    checkpoint = dict(found.checkpoint)
-    checkpoint["channel_values"] = {**checkpoint["channel_values"], "messages": list(messages)}
-    kind, blob = saver.serde.dumps_typed(checkpoint)
-    conf = found.config["configurable"]
-    with saver.cursor() as cur:
-        cur.execute("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE thread_id = ? AND "
-                    "checkpoint_ns = ? AND checkpoint_id = ?",
-                    (kind, blob, conf["thread_id"], conf.get("checkpoint_ns", ""),
-                     conf["checkpoint_id"]))
+    saver.set_messages(config, messages)
 
 
 def append_to_thread(writer: SessionWriter, settings: Settings, *, project: Path,

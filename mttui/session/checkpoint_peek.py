@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .checkpoint_messages import REFS
 from .checkpoint_store import CheckpointRow, WriteRow, newest_checkpoint
 
 CHECKPOINT_VERSION = 4  # the checkpoint layout this reader knows (``Checkpoint["v"]``)
@@ -93,7 +94,8 @@ def peek_state(db_path: Path, thread_id: str) -> PeekState | None:
         return None  # missing module: LangGraph decides what it means
 
 
-def _state(row: CheckpointRow, writes: list[WriteRow]) -> PeekState:
+def _state(row: CheckpointRow, writes: list[WriteRow],
+           stored: list[tuple[str, bytes]]) -> PeekState:
     checkpoint_id, type_, blob, metadata = row
     if type_ != "msgpack":
         raise Unrecognised(f"checkpoint type {type_!r}")
@@ -107,6 +109,9 @@ def _state(row: CheckpointRow, writes: list[WriteRow]) -> PeekState:
     if not (isinstance(values_in, dict) and isinstance(versions, dict)
             and isinstance(seen, dict)):  # fmt: skip
         raise Unrecognised("checkpoint layout")
+    if REFS in values_in:  # the messages are stored apart (``checkpoint_messages``)
+        values_in = {k: v for k, v in values_in.items() if k != REFS}
+        values_in["messages"] = [_load(type_, value) for type_, value in stored]
     meta = json.loads(metadata) if metadata is not None else {}
     step = meta.get("step", -1) if isinstance(meta, dict) else None
     if not isinstance(step, int):

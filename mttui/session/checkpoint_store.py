@@ -12,6 +12,8 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from . import checkpoint_messages
+
 log = logging.getLogger(__name__)
 
 # (checkpoint_id, type, checkpoint, metadata) and (task_id, channel, type, value, task_path, idx)
@@ -31,10 +33,11 @@ def connect_read_only(db_path: Path) -> sqlite3.Connection | None:
 
 def newest_checkpoint(
     db_path: Path, thread_id: str
-) -> tuple[CheckpointRow, list[WriteRow]] | None:
-    """The newest root checkpoint row of ``thread_id`` and its writes, read in one
-    transaction (a commit cannot split them); ``None`` without file or thread.
-    SQL errors propagate."""
+) -> tuple[CheckpointRow, list[WriteRow], list[tuple[str, bytes]]] | None:
+    """The newest root checkpoint row of ``thread_id``, its writes and the serialized
+    messages it refers to (none for one holding them inline), read in one transaction
+    (a commit cannot split them); ``None`` without file or thread. SQL errors and a
+    missing message propagate."""
     if not db_path.exists():
         return None  # (connecting would create it)
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
@@ -50,7 +53,9 @@ def newest_checkpoint(
             "SELECT task_id, channel, type, value, task_path, idx FROM writes "
             "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
             (thread_id, row[0])).fetchall()  # fmt: skip
-        return row, writes
+        refs = checkpoint_messages.refs_of(row[1], row[2]) or []
+        messages = checkpoint_messages.load(conn.cursor(), thread_id, refs) if refs else []
+        return row, writes, messages
     finally:
         conn.close()  # (ends the read transaction; nothing was written)
 
@@ -102,7 +107,15 @@ def prune_thread(cur: sqlite3.Cursor, thread_id: str, keep: int = 1) -> int:
         kept_per_ns[ns] = kept_per_ns.get(ns, 0) + 1
         if kept_per_ns[ns] > keep:
             doomed.append((ns, cid))
+    stored = checkpoint_messages.has_table(cur)
+    candidates: set[bytes] = set()
     for ns, cid in doomed:
+        if stored:  # the messages this checkpoint refers to (kept if another one does)
+            cur.execute(
+                "SELECT type, checkpoint FROM checkpoints WHERE thread_id = ? AND "
+                "checkpoint_ns = ? AND checkpoint_id = ?", (thread_id, ns, cid))  # fmt: skip
+            for type_, blob in cur.fetchall():
+                candidates.update(checkpoint_messages.refs_of(type_, blob) or ())
         cur.execute(
             "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
             (thread_id, ns, cid),
@@ -112,6 +125,7 @@ def prune_thread(cur: sqlite3.Cursor, thread_id: str, keep: int = 1) -> int:
             "AND checkpoint_id = ?",
             (thread_id, ns, cid),
         )
+    checkpoint_messages.drop_unreferenced(cur, thread_id, candidates)
     if doomed:
         # Give the freed pages back (a no-op unless the file has auto_vacuum=INCREMENTAL).
         cur.execute("PRAGMA incremental_vacuum")
@@ -138,7 +152,7 @@ def delete_threads(db_path: Path, threads: list[str]) -> None:
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
             with conn:
-                for table in ("checkpoints", "writes"):
+                for table in ("checkpoints", "writes", checkpoint_messages.TABLE):
                     if table in tables:
                         conn.execute(f"DELETE FROM {table} WHERE thread_id IN ({marks})", threads)
         finally:

@@ -171,14 +171,13 @@ def _compare(plan: ResumePlan, facts: LogFacts, messages: list[Any]) -> None:
 @contextlib.contextmanager
 def read_only_graph(db_path: Path) -> Iterator[AgentGraph]:
     """The agent graph on a read-only connection to ``checkpoints.sqlite``."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     from ..agent import build_graph
     from ..context import GraphContext
+    from ..message_saver import MessageSaver
 
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, check_same_thread=False)
     try:
-        saver = SqliteSaver(conn)
+        saver = MessageSaver(conn)
         saver.is_setup = True  # the tables exist; setting up would try to write
         ctx = GraphContext(model=None, project=Path("."), journal=None, system_prompt="")
         yield build_graph(ctx, saver)

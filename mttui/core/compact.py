@@ -31,7 +31,10 @@ class ApprovalFirst(MttuiError):
 
 def compact_events(handle: SessionHandle, instructions: str | None) -> Iterator[RunEvent]:
     """Resume, then compress; refuses (one line) while an approval waits."""
-    if handle.resume().pending is not None or handle.waiting_approval() is not None:
+    handle.resume()
+    # The runner's state, not the resume's: an approval asked again after a restart and
+    # answered since no longer waits.
+    if handle.waiting_approval() is not None:
         raise ApprovalFirst("an approval is pending; answer it first with: "
                             f"mttui exec --resume {handle.session_id} --approve all|none")
     return handle.compact(instructions)

@@ -6,6 +6,9 @@ is flat in history length (B17). Counted as the bytes of the log file read."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from mttui.config import Settings
 from mttui.core.drive import send
@@ -130,3 +133,25 @@ def test_the_open_run_found_from_the_tail_is_the_whole_logs(home: Path, project:
         assert fast.open_run == full.open_run
     assert found == {"e00000000001": None, "e00000000002": None,
                      "e00000000003": "run-80", "e00000000004": "run-86"}
+
+
+def test_the_first_send_loads_the_threads_checkpoint_twice(
+        home: Path, project: Path, fake_openai: fo.FakeOpenAI,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each load decodes the whole view since the last compression: the resume plans with
+    # one, the run starts from the other (the apply step reuses the plan's)
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    service = SessionService(home, project)
+    long = write_long_session(service, "f1b2c3d4e5f6", 2 * EVERY + 60, every=EVERY)
+    loads: list[str] = []
+    real = SqliteSaver.get_tuple
+
+    def counted(self: SqliteSaver, config: Any) -> Any:
+        loads.append(str(config["configurable"].get("thread_id")))
+        return real(self, config)
+
+    monkeypatch.setattr(SqliteSaver, "get_tuple", counted)
+    _first_send(home, project, long, fake_openai)
+    assert loads == ["thread-f1b2c3d4e5f6"] * 2
+    assert _seen_by_model(fake_openai)[-1] == "and now?"

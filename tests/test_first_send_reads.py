@@ -155,3 +155,21 @@ def test_the_first_send_loads_the_threads_checkpoint_twice(
     _first_send(home, project, long, fake_openai)
     assert loads == ["thread-f1b2c3d4e5f6"] * 2
     assert _seen_by_model(fake_openai)[-1] == "and now?"
+
+
+def test_a_log_without_its_session_start_is_still_refused_before_anything_is_written(
+        home: Path, project: Path) -> None:
+    from mttui.graph.resume.apply import ResumeRefused
+    from mttui.session.paths import ensure_dir
+
+    service = SessionService(home, project)
+    folder = ensure_dir(service.layout.project_dir(service.project_hash))
+    path = folder / "session-20260101-000000-0a0b0c0d0e0f.jsonl"
+    path.write_bytes(b"not a record\n" + b'{"type":"transcript_message","seq":2,"timestamp":'
+                     b'"2026-01-01T00:00:00.000Z","session_id":"0a0b0c0d0e0f","message":'
+                     b'{"id":"m1","role":"user","content":"hi","status":"sent"}}\n')
+    before = path.read_bytes()
+    with pytest.raises(ResumeRefused) as refused:
+        SessionHandle.open(service, Settings(provider="offline"), "0a0b0c0d0e0f")
+    assert refused.value.code == "session_empty"
+    assert path.read_bytes() == before

@@ -60,6 +60,39 @@ agent.invoke({"messages": [HumanMessage(sys.argv[3])]},
 """
 
 
+# Prefixed to each child: the time spent importing (top-level imports, any thread) and
+# the time since this line ran, written to $B17_SPLIT when the first socket connects
+# (the request to the server): the split of a fresh process's time to its first request.
+SPLIT = r"""
+import os, socket, threading, time, importlib._bootstrap as _boot
+_t0, _imported, _depth = time.perf_counter(), [0.0], threading.local()
+_load = _boot._find_and_load
+def _timed_load(name, import_):
+    if getattr(_depth, "n", 0):
+        return _load(name, import_)
+    _depth.n, began = 1, time.perf_counter()
+    try:
+        return _load(name, import_)
+    finally:
+        _imported[0] += time.perf_counter() - began
+        _depth.n = 0
+_boot._find_and_load = _timed_load
+_connect = socket.socket.connect
+def _first_connect(self, address, _done=[]):
+    if not _done:
+        _done.append(True)
+        with open(os.environ["B17_SPLIT"], "w") as fh:
+            fh.write(f"{_imported[0]} {time.perf_counter() - _t0}")
+    return _connect(self, address)
+socket.socket.connect = _first_connect
+"""
+MTTUI = SPLIT + r"""
+import runpy, sys
+sys.argv[0] = "mttui"
+runpy.run_module("mttui.cli", run_name="__main__")
+"""
+
+
 class _Server(fo.FakeOpenAI):
     """The scripted server, noting when each request arrived (``perf_counter``)."""
 
@@ -125,24 +158,37 @@ def _env(root: Path, home: Path, url: str) -> dict[str, str]:
     return env
 
 
-def _fresh(server: _Server, cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+def _fresh(server: _Server, cmd: list[str], cwd: Path, env: dict[str, str]
+           ) -> tuple[float, float, float]:
+    """Seconds to the first request, and of those: importing, and everything else after
+    the interpreter started (the rest is the interpreter's own start)."""
+    split = cwd / "b17-split.txt"
     start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, cwd=cwd, env={**env, "B17_SPLIT": str(split)},
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])}… failed ({done.returncode}): {done.stderr}")
-    return server.first_after(start)
+        raise RuntimeError(f"{' '.join(cmd[3:6])}… failed ({done.returncode}): {done.stderr}")
+    imported, since = (float(x) for x in split.read_text().split())
+    return server.first_after(start), imported, since - imported
 
 
-def _exec(server: _Server, root: Path, home: Path, project: Path, *args: str) -> float:
-    cmd = [sys.executable, "-m", "mttui.cli", "exec", "--provider", "openai", "--model",
-           "bench", "--base-url", server.url, *args]  # fmt: skip
+def _exec(server: _Server, root: Path, home: Path, project: Path, *args: str
+          ) -> tuple[float, float, float]:
+    cmd = [sys.executable, "-c", MTTUI, "exec", "--provider", "openai", "--model", "bench",
+           "--base-url", server.url, *args]  # fmt: skip
     return _fresh(server, cmd, project, _env(root, home, server.url))
 
 
-def _bare(server: _Server, root: Path, n: int) -> float:
+def _bare(server: _Server, root: Path, n: int) -> tuple[float, float, float]:
     db = root / f"bare-{n}.sqlite"
-    cmd = [sys.executable, "-c", BARE_AGENT, server.url, str(db), TEXT]
+    cmd = [sys.executable, "-c", SPLIT + BARE_AGENT, server.url, str(db), TEXT]
     return _fresh(server, cmd, root, _env(root, root / "bare-home", server.url))
+
+
+def _split(runs: list[tuple[float, float, float]]) -> str:
+    total, imports, rest = (statistics.median(r[i] for r in runs) for i in range(3))
+    return (f"{fmt_time(total)} (imports {fmt_time(imports)}, other work {fmt_time(rest)}, "
+            f"interpreter start {fmt_time(total - imports - rest)})")
 
 
 def _row(label: str, base: list[float], mine: list[float], what: str, *,
@@ -191,23 +237,25 @@ def run(ctx: Context) -> list[Row]:
         rows.append(_row("B17 (info) the same against a 10-message session", times["tiny"],
                          times["long"], "10 messages", info=True))
         fresh_repeats = 5 if full else 1
-        small, large, new, bare = [], [], [], []
+        small, large = [], []
+        new: list[tuple[float, float, float]] = []
+        bare: list[tuple[float, float, float]] = []
         for r in range(fresh_repeats + 1):  # the first round fills the bytecode cache
             s = _exec(server, root, same[0], same[1], "--session", same[2], TEXT)
             b = _exec(server, root, big.home, big.project, "--session", long.session_id, TEXT)
             n = _exec(server, root, tiny[0], tiny[1], TEXT)
             a = _bare(server, root, r)
             if r or not full:
-                small.append(s)
-                large.append(b)
+                small.append(s[0])
+                large.append(b[0])
                 new.append(n)
                 bare.append(a)
         rows.append(_row(f"B17 first send on {long.messages:,} messages, fresh "
                          "`mttui exec --session S`", small, large,
                          f"{2 * EVERY:,} messages, same view"))
-        mine, base = statistics.median(new), statistics.median(bare)
+        mine, base = (statistics.median(r[0] for r in x) for x in (new, bare))
         rows.append(Row("B17 `mttui exec PROMPT` (new session), fresh process → first request",
-                        f"bare LangGraph agent script {fmt_time(base)}", fmt_time(mine),
+                        f"bare LangGraph agent script {_split(bare)}", _split(new),
                         f"{mine / base:.2f}×", "—", None))  # fmt: skip
     finally:
         server.close()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mttui.session.errors import MttuiError
-from mttui.session.reader import parse_line, reversed_lines
+from mttui.session.reader import first_record, parse_line, reversed_lines
 from mttui.session.records import new_id
 from mttui.session.resume.check import ResumePlan, plan_from_facts
 from mttui.session.resume.facts import LogFacts, facts_for_path
@@ -268,7 +268,11 @@ def _already_recorded(runner: Runner) -> bool:
 
 def check_resumable(writer: SessionWriter) -> None:
     """Raise :class:`ResumeRefused` when the log alone refuses a resume (an empty
-    session), before anything is written to it."""
+    session), before anything is written to it. Only a log without a readable
+    ``session_start`` is refused: when its first record is one, nothing more is read."""
+    first = first_record(writer.path)
+    if first is not None and first["type"] == "session_start":
+        return
     facts = facts_for_path(writer.path, writer.session_id, writer.project_hash)
     plan = plan_from_facts(facts, checkpoint_found=True)
     if plan.mode == "refused" and plan.refusal is not None:

@@ -187,7 +187,7 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
                        for c in json.loads(r[2])},
         requests_seen={r[0] for r in approvals},
         queued=[r[0] for r in queued], source="index", known=known,
-        run_probe=_run_probe(info.path, runs, row["turns"]),
+        run_probe=_run_probe(info.path, runs, row.get("turns", 1)),
         rewind_open=cast(dict[str, Any] | None, t.rewinds.open_start),
     )  # fmt: skip
 
@@ -202,8 +202,9 @@ def _noting_runs(records: Iterable[tuple[int, Record]], runs: list[Record]) -> I
 
 def _run_probe(path: Path, runs: list[Record], turns: int) -> Callable[[], str | None]:
     """How the open run is found: the tail's last run record tells; a session that never
-    started a run has none; else the log is read back to its last run record (a run the
-    last compression happened in: just before it)."""
+    started a run (the index counts runs; without that count one is assumed) has none;
+    else the log is read back to its last run record (a run the last compression
+    happened in: just before it)."""
     if runs:
         last = runs[0]
         found = str(last.get("run_id") or "") if last["type"] == "run_start" else None

@@ -75,14 +75,18 @@ class Context:
     def params(self) -> dict:  # type: ignore[type-arg]
         return SIZES[self.size]
 
-    def _build(self, name: str, sessions: int, per_session: int) -> DataSet:
+    def _build(self, name: str, sessions: int, per_session: int,
+               compress_every: int = 0) -> DataSet:
         if name not in self._cache:
             sys.stderr.write(f"generating {name}: {sessions} sessions x {per_session} messages\n")
             start = time.perf_counter()
-            make = make_agent_home if name == "agent" else make_home
-            home, project, files = make(
-                self.root / name, sessions=sessions, messages_per_session=per_session
-            )
+            if name == "agent":
+                home, project, files = make_agent_home(
+                    self.root / name, sessions=sessions, messages_per_session=per_session)
+            else:
+                home, project, files = make_home(
+                    self.root / name, sessions=sessions, messages_per_session=per_session,
+                    compress_every=compress_every)  # fmt: skip
             generated = time.perf_counter() - start
             service = SessionService(home, project)
             result = service.reindex(_progress(f"reindex {name}"))
@@ -100,6 +104,11 @@ class Context:
 
     def big(self) -> DataSet:
         return self._build("big", 1, self.params["big"])
+
+    def big_compressed(self) -> DataSet:
+        """B1's one long session, with a compression every 1 000 messages (the shape a
+        session that kept talking to its model has)."""
+        return self._build("big-compressed", 1, self.params["big"], compress_every=1000)
 
     def many(self) -> DataSet:
         return self._build("many", self.params["many"], 2)

@@ -45,10 +45,16 @@ def write_session(
     start_ms: int,
     first_index: int,
     rng: random.Random,
+    compress_every: int = 0,
+    kept: int = 20,
 ) -> Written:
     """One session log: start, ``n_messages`` messages (user/assistant turns, some tool
     calls with their journal records), end. Message ``k`` of the whole data set uses
-    text number ``first_index + k`` (so planted terms have a known frequency)."""
+    text number ``first_index + k`` (so planted terms have a known frequency).
+    ``compress_every``: each turn in a run (``run_start``/``run_end``) and a
+    ``compression`` record before every such number of messages (none before the
+    first), keeping the ``kept`` messages before it, as a long session that talked to
+    its model has."""
     path = folder / session_filename(sid, _EPOCH + timedelta(milliseconds=start_ms))
     seq, ms, text_bytes = 0, start_ms, 0
     out: list[str] = []
@@ -64,7 +70,17 @@ def write_session(
         project_hash=folder.name, provider="openai", model="gpt-bench", title=None,
         app_version="bench")  # fmt: skip
     with open(path, "w", encoding="utf-8") as fh:
+        in_view = 0
         for k in range(n_messages):
+            if compress_every and k % 2 == 0:  # a turn of a session that ran its model
+                rec("run_start", run_id=f"run-{first_index + k:012x}")
+            if compress_every and k and k % compress_every == 0:
+                ids = [f"msg-{first_index + i:032x}" for i in range(k - kept, k)]
+                rec("compression", summary=f"<compressed_snapshot>{k}</compressed_snapshot>",
+                    removed_count=in_view - kept, kept_count=kept, kept_message_ids=ids,
+                    trigger="auto", tokens_before=100_000, tokens_after=12_000)  # fmt: skip
+                in_view = kept
+            in_view += 1
             text = message_text(rng, first_index + k)
             text_bytes += len(text.encode("utf-8"))
             msg: dict[str, object] = {"id": f"msg-{first_index + k:032x}",
@@ -73,6 +89,8 @@ def write_session(
             if k % 2:
                 msg["usage"] = {"input_tokens": 100 + k % 900, "output_tokens": 20 + k % 300}
             rec("transcript_message", message=msg)
+            if compress_every and k % 2:
+                rec("run_end", run_id=f"run-{first_index + k - 1:012x}", status="completed")
             if len(out) >= 5000:
                 fh.write("".join(out))
                 out.clear()
@@ -82,7 +100,8 @@ def write_session(
 
 
 def make_home(
-    root: Path, *, sessions: int, messages_per_session: int, seed: int = 7
+    root: Path, *, sessions: int, messages_per_session: int, seed: int = 7,
+    compress_every: int = 0,
 ) -> tuple[Path, Path, list[Written]]:
     """A data home with one project holding ``sessions`` logs: (home, project, files)."""
     home, project = root / "home", root / "project"
@@ -102,6 +121,7 @@ def make_home(
                 start_ms=start,
                 first_index=i * messages_per_session,
                 rng=rng,
+                compress_every=compress_every,
             )  # fmt: skip
         )
     return home, project, written

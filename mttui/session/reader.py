@@ -185,7 +185,14 @@ def read_record_at(path: Path, offset: int) -> Record | None:
 
 
 def first_record(path: Path) -> Record | None:
-    """The first readable record (normally ``session_start``)."""
+    """The first readable record (normally ``session_start``): its line alone is read,
+    unless it cannot be (then the file until a readable one)."""
+    with open(path, "rb") as fh:
+        line = fh.readline()
+    if line.endswith(b"\n"):
+        rec = parse_line(line[:-1]) if line.strip() else None
+        if rec is not None:
+            return rec
     for _, rec in read_records(path):
         return rec
     return None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mttui.session.errors import MttuiError
-from mttui.session.reader import parse_line, reversed_lines
+from mttui.session.reader import first_record, parse_line, reversed_lines
 from mttui.session.records import new_id
 from mttui.session.resume.check import ResumePlan, plan_from_facts
 from mttui.session.resume.facts import LogFacts, facts_for_path
@@ -30,7 +30,7 @@ from ..compression.summary import SUMMARY_HEADER
 from ..events import ApprovalRequested, RunEvent
 from ..messages import from_record
 from ..repair import open_tool_calls
-from .mend import close_call, commit_pending_writes, mend_thread
+from .mend import close_call, commit_pending_writes, mend_thread, no_approval
 from .plan import refine, unreadable
 
 if TYPE_CHECKING:
@@ -69,6 +69,12 @@ class ResumeOutcome:
 
 def plan_for_runner(runner: Runner) -> tuple[ResumePlan, LogFacts]:
     """The full plan of the runner's session (the runner holds its lock)."""
+    plan, facts, _ = _plan_and_state(runner)
+    return plan, facts
+
+
+def _plan_and_state(runner: Runner) -> tuple[ResumePlan, LogFacts, Any]:
+    """The plan, and the thread's state it was made with (``None``: none read)."""
     w = runner.writer
     facts = facts_for_path(w.path, w.session_id, w.project_hash)
     try:
@@ -76,16 +82,17 @@ def plan_for_runner(runner: Runner) -> tuple[ResumePlan, LogFacts]:
     except MttuiError:  # no model configured, …: a one-line error for the user
         raise
     except Exception as exc:  # an unreadable checkpoint: the transcript is rebuilt
-        return unreadable(plan_from_facts(facts, checkpoint_found=True), facts, exc), facts
+        plan = unreadable(plan_from_facts(facts, checkpoint_found=True), facts, exc)
+        return plan, facts, None
     plan = plan_from_facts(facts, checkpoint_found=bool(state and state.values))
     if plan.mode == "execution":
         plan = refine(plan, facts, state)
-    return plan, facts
+    return plan, facts, state
 
 
 def resume_session(runner: Runner) -> ResumeOutcome:
     """Plan, then apply. Raises :class:`ResumeRefused` when the plan refuses."""
-    plan, facts = plan_for_runner(runner)
+    plan, facts, state = _plan_and_state(runner)
     if plan.mode == "refused":
         assert plan.refusal is not None
         raise ResumeRefused(plan.refusal["code"], plan.refusal["message"])
@@ -96,7 +103,7 @@ def resume_session(runner: Runner) -> ResumeOutcome:
                   count=len(tools), ids=tools)
     out = ResumeOutcome(plan)
     if plan.mode == "execution":
-        _apply_execution(runner, plan, facts, out)
+        _apply_execution(runner, plan, facts, out, state)
     else:
         _apply_transcript(runner, plan, facts, out)
     _close_stale_requests(runner, plan, facts, out)
@@ -108,6 +115,8 @@ def resume_session(runner: Runner) -> ResumeOutcome:
         runner.writer.append("session_resumed", mode=plan.mode, warnings=plan.codes())
         out.wrote = True
     runner.invalidate()
+    if plan.mode == "execution" and plan.pending_approval is None:
+        no_approval(runner)  # the plan read the thread: it holds no interrupt to ask
     out.pending = runner.pending_approval() if plan.mode == "execution" else None
     if out.pending is not None and plan.decided_approval == out.pending.request_id:
         out.decided = logged_decision(runner.writer, out.pending.request_id)
@@ -135,20 +144,21 @@ def _calls_in(facts: LogFacts) -> dict[str, dict[str, Any]]:
 
 
 def _apply_execution(runner: Runner, plan: ResumePlan, facts: LogFacts,
-                     out: ResumeOutcome) -> None:
+                     out: ResumeOutcome, planned: Any) -> None:
+    """``planned``: the thread's state the plan was made with (reused while nothing
+    has changed the thread since: decoding it costs as much as the view is long)."""
     graph, config = runner.graph, runner.config
     request = plan.pending_approval
     if plan.continued_calls:  # the thread's next step runs them: left as it is
         out.continues = True
         return
-    if request is None:
-        commit_pending_writes(graph, config)
-    state = graph.get_state(config)
+    committed = request is None and commit_pending_writes(graph, config)
+    state = graph.get_state(config) if committed or planned is None else planned
     values = state.values
     run_id = str(values.get("run_id") or facts.open_run or "")
     if request is None:
         if mend_thread(runner, facts, out.events, run_id, plan.interrupted_tool_calls,
-                       ended=bool(state.next)):
+                       ended=bool(state.next), messages=list(values.get("messages", []))):
             out.wrote = True
     else:
         _close_beside_approval(runner, plan, facts, out, run_id)
@@ -258,7 +268,11 @@ def _already_recorded(runner: Runner) -> bool:
 
 def check_resumable(writer: SessionWriter) -> None:
     """Raise :class:`ResumeRefused` when the log alone refuses a resume (an empty
-    session), before anything is written to it."""
+    session), before anything is written to it. Only a log without a readable
+    ``session_start`` is refused: when its first record is one, nothing more is read."""
+    first = first_record(writer.path)
+    if first is not None and first["type"] == "session_start":
+        return
     facts = facts_for_path(writer.path, writer.session_id, writer.project_hash)
     plan = plan_from_facts(facts, checkpoint_found=True)
     if plan.mode == "refused" and plan.refusal is not None:

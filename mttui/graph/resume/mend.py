@@ -36,11 +36,50 @@ def commit_pending_writes(graph: AgentGraph, config: RunnableConfig) -> bool:
     from langgraph.graph import END
 
     saver = graph.checkpointer
-    saved = saver.get_tuple(config) if isinstance(saver, BaseCheckpointSaver) else None
-    if saved is None or not saved.pending_writes:
+    if not isinstance(saver, BaseCheckpointSaver):
+        return False
+    found = pending_writes_of_newest(saver, config)
+    if found is None:  # not a saver whose tables we know: ask it (decodes the checkpoint)
+        saved = saver.get_tuple(config)
+        found = saved is not None and bool(saved.pending_writes)
+    if not found:
         return False
     graph.update_state(config, None, as_node=END)
     return True
+
+
+def pending_writes_of_newest(saver: Any, config: RunnableConfig) -> bool | None:
+    """Whether the thread's newest checkpoint has pending writes, asked of
+    ``SqliteSaver``'s tables without decoding the checkpoint (whose messages cost as
+    much as the view is long); ``None`` when the saver is not one whose tables are known."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    if not isinstance(saver, SqliteSaver):
+        return None
+    conf = config.get("configurable") or {}
+    thread, ns = str(conf.get("thread_id")), str(conf.get("checkpoint_ns") or "")
+    try:
+        with saver.cursor(transaction=False) as cur:
+            row = cur.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND "
+                              "checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1",
+                              (thread, ns)).fetchone()
+            if row is None:
+                return False
+            return cur.execute("SELECT 1 FROM writes WHERE thread_id = ? AND checkpoint_ns = ? "
+                               "AND checkpoint_id = ? LIMIT 1",
+                               (thread, ns, row[0])).fetchone() is not None
+    except sqlite3.Error:
+        return None
+
+
+def no_approval(runner: Runner) -> None:
+    """Tell the runner its thread waits for no approval (the resume plan, made from the
+    thread's state, found no interrupt and the apply step adds none): the next run need
+    not decode the checkpoint to learn it."""
+    runner.approvals.pending = None
+    runner.approvals.known = True
 
 
 def close_call(runner: Runner, events: list[RunEvent], run_id: str, call: dict[str, Any],
@@ -60,14 +99,17 @@ def close_call(runner: Runner, events: list[RunEvent], run_id: str, call: dict[s
 
 
 def mend_thread(runner: Runner, facts: LogFacts, events: list[RunEvent], run_id: str,
-                interrupted: list[str], *, ended: bool) -> bool:
+                interrupted: list[str], *, ended: bool,
+                messages: list[Any] | None = None) -> bool:
     """Line the thread (no approval pending) up with the log and end its unfinished
-    chain (``ended``: the checkpoint has a next step). Returns whether it wrote."""
+    chain (``ended``: the checkpoint has a next step). Returns whether it wrote.
+    ``messages``: the thread's messages as just read (else read here)."""
     from langchain_core.messages import RemoveMessage
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
     graph, config = runner.graph, runner.config
-    messages = list(graph.get_state(config).values.get("messages", []))
+    if messages is None:
+        messages = list(graph.get_state(config).values.get("messages", []))
     restored = [from_record(m) for m in log_after(facts, messages)]
     desired = pair_up(messages + restored)
     logged = {m.get("tool_call_id"): m for m in facts.view if m.get("role") == "tool"}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -28,7 +28,7 @@ from ..index.schema import open_index
 from ..models import SessionInfo
 from ..paths import Layout
 from ..reader import ReadStats, first_record, read_all, read_record_at, read_records
-from ..record_types import Compression, Message
+from ..record_types import Compression, Message, Record
 from ..transcript import QUEUED_STATES, Transcript, fold
 from .lookup import bare_info, last_open_run, resolve
 
@@ -140,7 +140,8 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
             return None
         seed = kept
     first = first_record(info.path)
-    t = fold((rec for _, rec in read_records(info.path, offset)), seed=seed)
+    runs: list[Record] = []  # the tail's last run_start or run_end
+    t = fold(_noting_runs(read_records(info.path, offset), runs), seed=seed)
     if t.rewinds.count and offset > 0:
         return None  # a rewind may reach before the compression: read the whole log
     summary, view = t.model_view()
@@ -186,9 +187,31 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
                        for c in json.loads(r[2])},
         requests_seen={r[0] for r in approvals},
         queued=[r[0] for r in queued], source="index", known=known,
-        run_probe=lambda: last_open_run(info.path),
+        run_probe=_run_probe(info.path, runs, row.get("turns", 1)),
         rewind_open=cast(dict[str, Any] | None, t.rewinds.open_start),
     )  # fmt: skip
+
+
+def _noting_runs(records: Iterable[tuple[int, Record]], runs: list[Record]) -> Iterator[Record]:
+    """The records, keeping the last ``run_start``/``run_end`` among them in ``runs``."""
+    for _, rec in records:
+        if rec["type"] in ("run_start", "run_end"):
+            runs[:] = [rec]
+        yield rec
+
+
+def _run_probe(path: Path, runs: list[Record], turns: int) -> Callable[[], str | None]:
+    """How the open run is found: the tail's last run record tells; a session that never
+    started a run (the index counts runs; without that count one is assumed) has none;
+    else the log is read back to its last run record (a run the last compression
+    happened in: just before it)."""
+    if runs:
+        last = runs[0]
+        found = str(last.get("run_id") or "") if last["type"] == "run_start" else None
+        return lambda: found
+    if not turns:
+        return lambda: None
+    return lambda: last_open_run(path)
 
 
 def _kept_messages(

@@ -240,7 +240,8 @@ def run(ctx: Context) -> list[Row]:
         small, large = [], []
         new: list[tuple[float, float, float]] = []
         bare: list[tuple[float, float, float]] = []
-        for r in range(fresh_repeats + 1):  # the first round fills the bytecode cache
+        # the first round fills the bytecode cache (a small run keeps one round: smoke only)
+        for r in range(fresh_repeats + 1 if full else 1):
             s = _exec(server, root, same[0], same[1], "--session", same[2], TEXT)
             b = _exec(server, root, big.home, big.project, "--session", long.session_id, TEXT)
             n = _exec(server, root, tiny[0], tiny[1], TEXT)

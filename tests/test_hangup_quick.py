@@ -15,7 +15,7 @@ from mttui.app import MttuiApp
 from mttui.session.reader import read_all
 from tests.support.terminal import until
 
-SLEEP = 30  # the tool's sleep: far longer than any exit path
+SLEEP = 37  # the tool's sleep: far longer than any exit path, and no other test's
 
 
 def _tmux(name: str) -> Callable[..., str]:

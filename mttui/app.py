@@ -37,6 +37,7 @@ from mttui.widgets.workers import report_worker_error
 if TYPE_CHECKING:
     from mttui.core.chat_session import ChatSession
     from mttui.core.handle import RunnerFactory
+    from mttui.session.first_page import FirstPage
 
 Clock = Callable[[], datetime]
 
@@ -56,6 +57,8 @@ class MttuiApp(App[None]):
     ``--continue``); ``open_browser``: start on the session browser (otherwise, without
     ``open_session``, a new chat). The browser is always underneath: ``ctrl+o`` returns
     to it. ``clock`` is injectable for deterministic relative times in tests.
+    ``first_page``: the browser's first page, its read started before the app was
+    imported (``mttui.session.first_page.FirstPage``), so the first frame shows it.
     """
 
     TITLE = "mttui"
@@ -70,8 +73,10 @@ class MttuiApp(App[None]):
                  runtime_factory: RunnerFactory | None = None, *,
                  open_session: str | None = None, open_browser: bool = True,
                  around: int | None = None, all_projects: bool = False,
-                 clock: Clock | None = None, warm_up: bool = True) -> None:
+                 clock: Clock | None = None, warm_up: bool = True,
+                 first_page: FirstPage | None = None) -> None:
         super().__init__()
+        self.first_page = first_page  # the browser's first page, read beforehand
         self.service = service
         self.settings = settings
         self._runtime_factory = runtime_factory
@@ -105,7 +110,9 @@ class MttuiApp(App[None]):
     # -- start ----------------------------------------------------------------
     def on_mount(self) -> None:
         self._catch_signals()
-        self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects))
+        first, self.first_page = self.first_page, None
+        self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects,
+                                       first_page=first))
         if self.open_session:
             self._chat(self.open_session, around=self.around)
         elif not self.open_browser:

@@ -36,8 +36,15 @@ from mttui.widgets.workers import report_worker_error
 if TYPE_CHECKING:
     from mttui.session.first_page import FirstPage
 
-# The preview's verdict, the search panel and the dialogs are imported when first
-# used: the first frame does not need them (start-up time).
+
+
+def import_deferred() -> None:
+    """The preview's verdict, the search panel and the dialogs: imported once the first
+    page is drawn (the first frame does not need them), before a key can ask for them
+    (imported in a key's handler, the keys typed right after it were lost)."""
+    from mttui.session.resume import verdict  # noqa: F401
+
+    from . import dialogs, fork_parent, search  # noqa: F401
 
 PAGE = 100
 FIRST_PAGE_WAIT = 0.2  # seconds the mount waits for a first page read beforehand
@@ -187,10 +194,14 @@ class BrowserScreen(Screen[None]):
         elif message.reset:
             self._schedule_preview()
         if message.reset and not message.final:
-            self.call_after_refresh(self._drawn.set)
+            self.call_after_refresh(self._first_drawn)
         typed, self._typed_ahead = self._typed_ahead, []
         if typed:
             self.post_message(ReplayKeys([(k.key, k.character) for k in typed]))
+
+    def _first_drawn(self) -> None:
+        self._drawn.set()  # the catch-up may start
+        import_deferred()
 
     @on(SessionTable.NeedMore)
     def _more(self) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -48,7 +47,6 @@ def import_deferred() -> None:
 
 PAGE = 100
 FIRST_PAGE_WAIT = 0.2  # seconds the mount waits for a first page read beforehand
-PAINT_WAIT = 1.0  # seconds the catch-up waits for the first page to be drawn
 
 
 class BrowserScreen(Screen[None]):
@@ -79,7 +77,6 @@ class BrowserScreen(Screen[None]):
         mount so that the first frame has the sessions."""
         super().__init__()
         self.first_page = first_page
-        self._drawn = threading.Event()  # the reset's first page is on screen
         self.service = service
         self.clock = clock
         self.set_reactive(BrowserScreen.all_projects, all_projects)
@@ -109,15 +106,15 @@ class BrowserScreen(Screen[None]):
         if page is None or not page.sessions:
             self.reload()
             return
-        # Shown before the first frame; the catch-up starts once it is drawn.
+        # Shown in the first frame; the catch-up starts once that frame is drawn (not
+        # competing with its drawing for the interpreter).
         self.next_cursor = None
         self.fetching = True
         self._serial += 1
-        self._drawn.clear()
         self.on_sessions_loaded(SessionsLoaded(page, reset=True, all_projects=self.all_projects,
                                                serial=self._serial, final=False))
         self.call_after_refresh(self._schedule_preview)  # the rows are there once laid out
-        self._fetch(None, True, self.all_projects, self._serial, page)
+        self.call_after_refresh(self._fetch, None, True, self.all_projects, self._serial, page)
 
     def _bar(self) -> None:
         scope = "all projects" if self.all_projects else short_path(self.service.project)
@@ -141,7 +138,6 @@ class BrowserScreen(Screen[None]):
         self.fetching = True
         if reset:
             self._serial += 1
-            self._drawn.clear()
         self._fetch(None if reset else self.next_cursor, reset, self.all_projects, self._serial)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -154,16 +150,14 @@ class BrowserScreen(Screen[None]):
         service = self.service
         if reset:
             # The first page from the index as it is, at once (``first``: shown
-            # already); then the catch-up (a stat of every log), once that page is
-            # drawn (not competing with its drawing), and the page again if it changed.
+            # already); then the catch-up (a stat of every log) and the page again if
+            # it changed.
             if first is None:
                 first = service.list_sessions(all_projects=all_projects, limit=PAGE,
                                               fresh=False)
                 if first.sessions:  # an empty index may only be behind: no "no sessions"
                     self.post_message(SessionsLoaded(first, reset=True, serial=serial,
                                                      all_projects=all_projects, final=False))
-            if first.sessions:
-                self._drawn.wait(PAINT_WAIT)
             service.catch_up(all_projects=all_projects)
             page = service.list_sessions(all_projects=all_projects, limit=PAGE)
             if first.sessions and page == first:
@@ -194,14 +188,10 @@ class BrowserScreen(Screen[None]):
         elif message.reset:
             self._schedule_preview()
         if message.reset and not message.final:
-            self.call_after_refresh(self._first_drawn)
+            self.call_after_refresh(import_deferred)
         typed, self._typed_ahead = self._typed_ahead, []
         if typed:
             self.post_message(ReplayKeys([(k.key, k.character) for k in typed]))
-
-    def _first_drawn(self) -> None:
-        self._drawn.set()  # the catch-up may start
-        import_deferred()
 
     @on(SessionTable.NeedMore)
     def _more(self) -> None:

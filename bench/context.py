@@ -112,3 +112,7 @@ class Context:
 
     def many(self) -> DataSet:
         return self._build("many", self.params["many"], 2)
+
+    def many_sessions(self, sessions: int) -> DataSet:
+        """``sessions`` sessions of 2 messages in one project (B4 at 100 000)."""
+        return self._build(f"many-{sessions}", sessions, 2)

@@ -62,3 +62,22 @@ def until_ready(code: str, args: list[str], cache: Path, timeout: float = 120) -
     if line.strip() != b"ready":
         raise RuntimeError(f"the child never got ready ({' '.join(args)}): {line!r}")
     return elapsed
+
+
+def until_lines(code: str, args: list[str], cache: Path, count: int,
+                timeout: float = 300) -> list[float]:
+    """Seconds from starting ``python -c CODE ARGS`` (as ``until_ready``) until each of
+    its first ``count`` lines; the child is then waited for."""
+    env = dict(bytecode_env(cache), TEXTUAL_ANIMATIONS="none")
+    begin = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    times = []
+    for _ in range(count):
+        if not proc.stdout.readline():
+            proc.kill()
+            raise RuntimeError(f"the child ended early ({' '.join(args)})")
+        times.append(time.perf_counter() - begin)
+    proc.wait(timeout=timeout)
+    return times

@@ -37,6 +37,7 @@ from mttui.widgets.workers import report_worker_error
 if TYPE_CHECKING:
     from mttui.core.chat_session import ChatSession
     from mttui.core.handle import RunnerFactory
+    from mttui.session.first_page import FirstPage
 
 Clock = Callable[[], datetime]
 
@@ -56,6 +57,8 @@ class MttuiApp(App[None]):
     ``--continue``); ``open_browser``: start on the session browser (otherwise, without
     ``open_session``, a new chat). The browser is always underneath: ``ctrl+o`` returns
     to it. ``clock`` is injectable for deterministic relative times in tests.
+    ``first_page``: the browser's first page, its read started before the app was
+    imported (``mttui.session.first_page.FirstPage``), so the first frame shows it.
     """
 
     TITLE = "mttui"
@@ -70,8 +73,10 @@ class MttuiApp(App[None]):
                  runtime_factory: RunnerFactory | None = None, *,
                  open_session: str | None = None, open_browser: bool = True,
                  around: int | None = None, all_projects: bool = False,
-                 clock: Clock | None = None, warm_up: bool = True) -> None:
+                 clock: Clock | None = None, warm_up: bool = True,
+                 first_page: FirstPage | None = None) -> None:
         super().__init__()
+        self.first_page = first_page  # the browser's first page, read beforehand
         self.service = service
         self.settings = settings
         self._runtime_factory = runtime_factory
@@ -86,6 +91,10 @@ class MttuiApp(App[None]):
         self._old_handlers: dict[int, Any] = {}
         self._event_loop: asyncio.AbstractEventLoop | None = None
         self._typed_ahead: list[events.Key] = []  # keys typed while a chat closes
+        self._held: list[events.Key] = []  # keys typed while a screen opens (no focus yet)
+        self._settled: Screen[Any] | None = None  # the screen whose focus was awaited
+        self._sent_to: dict[int, Screen[Any]] = {}  # a key sent on: to which screen
+        self._hold_rounds = 0
         self._ctrl_c = -QUIT_AGAIN_WITHIN  # when ctrl+c last asked to be pressed again
         self.last_session: str | None = None  # the chat open at quit (printed on exit)
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
@@ -105,7 +114,9 @@ class MttuiApp(App[None]):
     # -- start ----------------------------------------------------------------
     def on_mount(self) -> None:
         self._catch_signals()
-        self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects))
+        first, self.first_page = self.first_page, None
+        self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects,
+                                       first_page=first))
         if self.open_session:
             self._chat(self.open_session, around=self.around)
         elif not self.open_browser:
@@ -182,7 +193,47 @@ class MttuiApp(App[None]):
                 and getattr(self.screen, "going_back", False):
             self._typed_ahead.append(event)
             return
+        if isinstance(event, events.Key):
+            if not event.is_forwarded:
+                if self._hold(event):
+                    return
+                self._sent_to[id(event)] = self.screen
+                if len(self._sent_to) > 64:  # keys a widget used never come back
+                    del self._sent_to[next(iter(self._sent_to))]
+            elif self._covered(self._sent_to.pop(id(event), self.screen)):
+                # Back unused from a screen that another key covered (``/`` opened the
+                # search panel while the keys after it were on their way): for the new one.
+                self.post_message(events.Key(event.key, event.character))
+                return
         await super().on_event(event)
+
+    def _covered(self, screen: Screen[Any]) -> bool:
+        """Whether ``screen`` is still open but another screen was pushed over it."""
+        return screen is not self.screen and screen in self.screen_stack
+
+    HOLD_ROUNDS = 5  # refreshes a key waits at most for an opening screen's focus
+
+    def _hold(self, key: events.Key) -> bool:
+        """Keep a key typed while a screen opens (pushed, its field not focused yet:
+        Textual drops a key sent to a screen with no focus); replayed once it has one."""
+        screen = self.screen
+        if not self._held and (screen.focused is not None or screen is self._settled):
+            return False
+        self._held.append(key)
+        if len(self._held) == 1:
+            self._hold_rounds = 0
+            self.call_after_refresh(self._release_held)
+        return True
+
+    def _release_held(self) -> None:
+        self._hold_rounds += 1
+        if self.screen.focused is None and self._hold_rounds < self.HOLD_ROUNDS:
+            self.call_after_refresh(self._release_held)
+            return
+        self._settled = self.screen
+        held, self._held = self._held, []
+        for key in held:  # in order; made here: they travel as the app's keys
+            self.post_message(events.Key(key.key, key.character))
 
     # -- signals --------------------------------------------------------------
     QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)

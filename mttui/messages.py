@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from mttui.graph.events import RunEvent
-from mttui.session.models import HistoryPage, SearchHit, SessionInfo, SessionPage
-from mttui.session.resume.verdict import PreviewVerdict
+if TYPE_CHECKING:  # annotations only: not imported before the first frame
+    from mttui.graph.events import RunEvent
+    from mttui.session.models import HistoryPage, SearchHit, SessionInfo, SessionPage
+    from mttui.session.resume.verdict import PreviewVerdict
 
 
 class SessionsLoaded(Message):

@@ -56,7 +56,8 @@ async def test_first_page_before_the_catch_up(home: Path, project: Path,
     async with app.run_test(size=SIZE) as pilot:
         table = app.screen.query_one(SessionTable)
         await wait_for(pilot, lambda: table.row_count > 0)
-        assert service.started.is_set()  # the catch-up waits; the rows are there
+        # the catch-up starts and waits; the rows are there
+        await wait_for(pilot, service.started.is_set)
         assert [s.id for s in table.sessions] == [newer, old]
         await pilot.press("j")
         assert table.current_id == old

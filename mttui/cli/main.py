@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import Exit, report_error
-from .parser import build_parser, literal_double_dash
+from .parser import build_parser, command_of, literal_double_dash
 
 if TYPE_CHECKING:
     from mttui.session.service import SessionService
@@ -20,8 +20,9 @@ Handler = Callable[[argparse.Namespace, "SessionService"], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mttui`` script."""
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only=command_of(words))  # only the command's own options
+    args, extra = parser.parse_known_args(words)
     literal_double_dash(args)
     if args.command == "search" and args.query is None and len(extra) == 1:
         # A query that looks like an option (``-x``) is still just text to search.

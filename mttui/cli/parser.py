@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import cast
 
 from mttui import __version__
 
@@ -44,7 +45,26 @@ def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
                         help="run shell commands under bubblewrap (workspace when bwrap works)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Skipped:
+    """The options of a command that will not run (``build_parser(only=...)``): every
+    call is taken and ignored, so no time is spent describing them."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Skipped]:
+        return lambda *args, **kwargs: self
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """What ``build_parser(only=...)`` needs for ``argv``: its first word, the command
+    argparse will take; ``""`` for no arguments at all (no command's options are
+    needed); ``None`` when it starts with an option (every command is described)."""
+    if not argv:
+        return ""
+    return None if argv[0].startswith("-") else argv[0]
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """``only``: describe only that command's options (the others are still named, for
+    the help and the errors); ``""``: no command's (``mttui`` with no arguments)."""
     parser = argparse.ArgumentParser(
         prog="mttui",
         description="A terminal agent whose sessions survive anything.",
@@ -62,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def cmd(name: str, help_: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_)
+        if only is not None and name != only:
+            return cast(argparse.ArgumentParser, _Skipped())
         _common(p, suppress=True)
         return p
 

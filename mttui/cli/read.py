@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 from mttui.session.models import SNIPPET_END, SNIPPET_START
 from mttui.session.service import SessionService
-from mttui.session.timeline import mark_rewound
 from mttui.session.times import relative_time
 
 from .errors import Exit
@@ -58,6 +57,8 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
 
 
 def cmd_history(args: argparse.Namespace, service: SessionService) -> int:
+    from mttui.session.timeline import mark_rewound
+
     info = service.resolve(args.session)
     page = service.history(info.id, limit=args.limit, before=args.before, around=args.around)
     if args.json:

@@ -14,6 +14,7 @@ from .options import settings_from
 
 if TYPE_CHECKING:
     from mttui.config import Settings
+    from mttui.session.first_page import FirstPage
 
 
 def run_tui(args: argparse.Namespace, service: SessionService) -> int:
@@ -26,7 +27,12 @@ def run_tui(args: argparse.Namespace, service: SessionService) -> int:
         open_session = service.resolve(ref).id
     elif args.resume is None and not has_sessions(service):
         return _run_app(service, settings, open_browser=False)  # a new chat, at once
-    return _run_app(service, settings, open_session=open_session)
+    first = None
+    if open_session is None:  # the browser first: its page is read while the app imports
+        from mttui.session.first_page import FirstPage
+
+        first = FirstPage(service)  # the browser's page size (checked when it is taken)
+    return _run_app(service, settings, open_session=open_session, first_page=first)
 
 
 def has_sessions(service: SessionService) -> bool:
@@ -67,14 +73,16 @@ def reset_demo(home: Path) -> None:
 
 
 def _run_app(service: SessionService, settings: Settings, *,
-             open_session: str | None = None, open_browser: bool = True) -> int:
+             open_session: str | None = None, open_browser: bool = True,
+             first_page: FirstPage | None = None) -> int:
     from mttui.app import MttuiApp
 
     if not sys.stdout.isatty():
         print("mttui: the app needs a terminal (try `mttui sessions` or `mttui exec`)",
               file=sys.stderr)
         return Exit.FAILED
-    app = MttuiApp(service, settings, open_session=open_session, open_browser=open_browser)
+    app = MttuiApp(service, settings, open_session=open_session, open_browser=open_browser,
+                   first_page=first_page)
     app.run()
     if app.last_session:
         print(f"To come back to this session: mttui --resume {app.last_session}")

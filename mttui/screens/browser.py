@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, on, work
@@ -23,8 +24,7 @@ from mttui.messages import (
     SessionsLoaded,
 )
 from mttui.session.errors import MttuiError
-from mttui.session.models import SearchHit, SearchScope, SessionInfo
-from mttui.session.resume.verdict import preview_verdict
+from mttui.session.models import SearchHit, SearchScope, SessionInfo, SessionPage
 from mttui.session.service import SessionService
 from mttui.widgets.fit_footer import FitFooter
 from mttui.widgets.preview import PreviewPane
@@ -32,11 +32,21 @@ from mttui.widgets.session_table import Clock, SessionTable
 from mttui.widgets.text import short_path
 from mttui.widgets.workers import report_worker_error
 
-from .dialogs import ConfirmScreen, RenameScreen
-from .fork_parent import with_parent
-from .search import SearchScreen
+if TYPE_CHECKING:
+    from mttui.session.first_page import FirstPage
+
+
+
+def import_deferred() -> None:
+    """The preview's verdict, the search panel and the dialogs: imported once the first
+    page is drawn (the first frame does not need them), before a key can ask for them
+    (imported in a key's handler, the keys typed right after it were lost)."""
+    from mttui.session.resume import verdict  # noqa: F401
+
+    from . import dialogs, fork_parent, search  # noqa: F401
 
 PAGE = 100
+FIRST_PAGE_WAIT = 0.2  # seconds the mount waits for a first page read beforehand
 
 
 class BrowserScreen(Screen[None]):
@@ -62,8 +72,11 @@ class BrowserScreen(Screen[None]):
     all_projects: reactive[bool] = reactive(False, init=False)  # the list's scope
 
     def __init__(self, service: SessionService, clock: Clock, *,
-                 all_projects: bool = False) -> None:
+                 all_projects: bool = False, first_page: FirstPage | None = None) -> None:
+        """``first_page``: the first page being read already (``FirstPage``), shown at
+        mount so that the first frame has the sessions."""
         super().__init__()
+        self.first_page = first_page
         self.service = service
         self.clock = clock
         self.set_reactive(BrowserScreen.all_projects, all_projects)
@@ -86,7 +99,22 @@ class BrowserScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._bar()
-        self.reload()
+        first, self.first_page = self.first_page, None
+        page = None
+        if first is not None and (first.all_projects, first.limit) == (self.all_projects, PAGE):
+            page = first.take(FIRST_PAGE_WAIT)
+        if page is None or not page.sessions:
+            self.reload()
+            return
+        # Shown in the first frame; the catch-up starts once that frame is drawn (not
+        # competing with its drawing for the interpreter).
+        self.next_cursor = None
+        self.fetching = True
+        self._serial += 1
+        self.on_sessions_loaded(SessionsLoaded(page, reset=True, all_projects=self.all_projects,
+                                               serial=self._serial, final=False))
+        self.call_after_refresh(self._schedule_preview)  # the rows are there once laid out
+        self.call_after_refresh(self._fetch, None, True, self.all_projects, self._serial, page)
 
     def _bar(self) -> None:
         scope = "all projects" if self.all_projects else short_path(self.service.project)
@@ -117,15 +145,19 @@ class BrowserScreen(Screen[None]):
             self.fetching = False
 
     @work(thread=True, group="sessions", exit_on_error=False, name="listing sessions")
-    def _fetch(self, cursor: str | None, reset: bool, all_projects: bool, serial: int) -> None:
+    def _fetch(self, cursor: str | None, reset: bool, all_projects: bool, serial: int,
+               first: SessionPage | None = None) -> None:
         service = self.service
         if reset:
-            # The first page from the index as it is, at once; then the catch-up
-            # (a stat of every log) and the page again if it changed.
-            first = service.list_sessions(all_projects=all_projects, limit=PAGE, fresh=False)
-            if first.sessions:  # an empty index may only be behind: no "no sessions" yet
-                self.post_message(SessionsLoaded(first, reset=True, all_projects=all_projects,
-                                                 serial=serial, final=False))
+            # The first page from the index as it is, at once (``first``: shown
+            # already); then the catch-up (a stat of every log) and the page again if
+            # it changed.
+            if first is None:
+                first = service.list_sessions(all_projects=all_projects, limit=PAGE,
+                                              fresh=False)
+                if first.sessions:  # an empty index may only be behind: no "no sessions"
+                    self.post_message(SessionsLoaded(first, reset=True, serial=serial,
+                                                     all_projects=all_projects, final=False))
             service.catch_up(all_projects=all_projects)
             page = service.list_sessions(all_projects=all_projects, limit=PAGE)
             if first.sessions and page == first:
@@ -155,6 +187,8 @@ class BrowserScreen(Screen[None]):
                 + ("." if self.all_projects else ", or a to see every project."))
         elif message.reset:
             self._schedule_preview()
+        if message.reset and not message.final:
+            self.call_after_refresh(import_deferred)
         typed, self._typed_ahead = self._typed_ahead, []
         if typed:
             self.post_message(ReplayKeys([(k.key, k.character) for k in typed]))
@@ -182,6 +216,10 @@ class BrowserScreen(Screen[None]):
 
     @work(thread=True, group="preview", exclusive=True, exit_on_error=False, name="preview")
     def _preview(self, info: SessionInfo) -> None:
+        from mttui.session.resume.verdict import preview_verdict
+
+        from .fork_parent import with_parent
+
         page = self.service.history(info.id, limit=6)
         verdict = preview_verdict(self.service, info)
         info = with_parent(self.service, info)  # a fork: its parent's title
@@ -208,6 +246,8 @@ class BrowserScreen(Screen[None]):
         self.post_message(OpenSession(None))
 
     def action_search(self) -> None:
+        from .search import SearchScreen
+
         def done(hit: SearchHit | None) -> None:
             if hit is not None:
                 self.post_message(OpenSession(hit.session_id, around=hit.seq))
@@ -224,6 +264,8 @@ class BrowserScreen(Screen[None]):
         self.reload()
 
     def action_rename(self) -> None:
+        from .dialogs import RenameScreen
+
         info = self.table.current
         if info is None:
             return
@@ -235,6 +277,8 @@ class BrowserScreen(Screen[None]):
         self.app.push_screen(RenameScreen(info.title or ""), done)
 
     def action_delete(self) -> None:
+        from .dialogs import ConfirmScreen
+
         info = self.table.current
         if info is None:
             return

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
 from datetime import UTC, datetime
 
 from .record_types import RECORD_TYPES
@@ -33,11 +32,15 @@ def parse_timestamp(text: str) -> datetime | None:
 
 def new_session_id() -> str:
     """12 lowercase hex digits."""
+    import uuid  # here: a command that only reads never pays for it (start-up time)
+
     return uuid.uuid4().hex[:12]
 
 
 def new_id(prefix: str) -> str:
     """A fresh opaque id such as ``msg-3f2a…``."""
+    import uuid
+
     return f"{prefix}-{uuid.uuid4().hex}"
 
 

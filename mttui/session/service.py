@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -36,12 +35,11 @@ from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
 from .totals import OpenState, indexed_open, indexed_thread, project_grants
 from .usage import last_usage
+from .warn import warn
 from .writer import SessionWriter
 
 APP_VERSION = "0.1.0"
 T = TypeVar("T")
-
-log = logging.getLogger(__name__)
 
 
 class SessionService:
@@ -160,7 +158,7 @@ class SessionService:
             try:
                 ingest_file(self._db(), self.layout, path, tail_is_final=False)
             except (sqlite3.Error, OSError, MttuiError) as exc:
-                log.warning("index not updated for %s: %s", path.name, exc)
+                warn(__name__, "index not updated for %s: %s", path.name, exc)
 
     def catch_up(self, *, all_projects: bool = False) -> bool:
         """Refresh the index from the logs of the project (or of all projects): stat
@@ -181,7 +179,7 @@ class SessionService:
             except sqlite3.OperationalError as exc:
                 # Busy past the timeout (e.g. another process rebuilding): answer
                 # from the index as it is rather than fail a read.
-                log.warning("index catch-up skipped: %s", exc)
+                warn(__name__, "index catch-up skipped: %s", exc)
                 return False
             self._fresh.add(all_projects)
             return changed

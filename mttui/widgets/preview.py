@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -15,10 +16,12 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from mttui.session.models import MessageRow, SessionInfo
-from mttui.session.resume.verdict import PreviewVerdict
 from mttui.session.times import relative_time
 
 from .text import literal, short_path
+
+if TYPE_CHECKING:
+    from mttui.session.resume.verdict import PreviewVerdict
 
 MODE_STYLE = {"execution": "bold green", "transcript": "bold yellow", "refused": "bold red"}
 ROLE_LABEL = {"user": ("You", "bold cyan"), "assistant": ("Assistant", "bold magenta"),

@@ -59,6 +59,16 @@ class SessionTable(DataTable[Text]):
 
     # -- data -----------------------------------------------------------------
     def set_sessions(self, sessions: list[SessionInfo], *, reset: bool, more: bool) -> None:
+        if not self.columns:  # not laid out yet: its first layout adds the rows
+            if reset:
+                self.sessions = []
+            known = {s.id for s in self.sessions}
+            for info in sessions:
+                if info.id not in known:
+                    known.add(info.id)
+                    self.sessions.append(info)
+            self.more = more
+            return
         keep = self.current_id if reset else None
         fallback, self.fallback = self.fallback, None
         self.more = False  # no paging requests while the rows change
@@ -144,6 +154,8 @@ class SessionTable(DataTable[Text]):
     # -- layout ---------------------------------------------------------------
     def _layout_columns(self) -> None:
         width = self.scrollable_content_region.width or self.size.width
+        if not width:
+            return  # not laid out yet (mounted, not sized): the first resize does it
         columns = self._fixed()
         fixed = sum(w + 2 for _, _, w in columns)
         title = max(width - fixed - 2, MIN_TITLE)

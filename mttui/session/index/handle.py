@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 from pathlib import Path
 
 from ..errors import MttuiError
 from ..paths import Layout
+from ..warn import warn
 from .schema import connect
-
-log = logging.getLogger(__name__)
 
 
 class IndexFile:
@@ -39,7 +37,7 @@ class IndexFile:
             raise
         except sqlite3.DatabaseError as exc:
             # The index is derived data: an unreadable one is discarded and rebuilt.
-            log.warning("discarding unreadable index (%s)", exc)
+            warn(__name__, "discarding unreadable index (%s)", exc)
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
             conn = connect(path)

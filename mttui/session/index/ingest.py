@@ -17,7 +17,8 @@ from ..reader import ReadStats, read_records
 from ..records import parse_session_filename
 from . import cjk, ledger_rows, owed, parallel_build, shards
 from .apply import SessionApplier
-from .schema import SESSION_TABLES, SessionRow, SQLValue, connect
+from .known_logs import known_logs
+from .schema import SESSION_TABLES, SessionRow, connect
 
 # New messages are written in chunks so a huge file never sits in memory whole.
 _FLUSH_EVERY = 20_000
@@ -228,14 +229,7 @@ def catch_up(
     ``finish_delete``; their files are never re-ingested.
     """
     changed = False
-    sql = (
-        "SELECT id, path, file_size, file_mtime_ns, deleting, byte_offset, torn_tail FROM sessions"
-    )
-    args: tuple[SQLValue, ...] = ()
-    if phash is not None:
-        sql += " WHERE project_hash = ?"
-        args = (phash,)
-    known = {r[1]: r for r in conn.execute(sql, args)}
+    known = known_logs(conn, phash)
     seen: set[str] = set()
     for rel, path, st in scan(layout, phash):
         seen.add(rel)

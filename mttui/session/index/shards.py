@@ -33,7 +33,7 @@ def ddl(name: str, rows: str) -> str:
 
 def migrate(conn: sqlite3.Connection) -> None:
     """Schema v10: the one FTS table becomes two shards (all present rows in the older
-    one, their FTS rows written again, what forks owed included)."""
+    one; their FTS rows owed until the first search, what forks owed included)."""
     for name in (OLD, NEW):
         conn.execute(f"DROP TABLE IF EXISTS {name}")
         conn.execute(f"DROP VIEW IF EXISTS {ROWS[name]}")
@@ -48,8 +48,11 @@ def migrate(conn: sqlite3.Connection) -> None:
                  "WHERE rid > (SELECT upto FROM fts_split)")
     for name in (OLD, NEW):
         conn.execute(ddl(name, ROWS[name]))
-    conn.execute(f"INSERT INTO {OLD} ({OLD}) VALUES ('rebuild')")
-    conn.execute("DELETE FROM fts_owed")
+    # The FTS rows are owed, not written here: tokenizing every stored text takes seconds
+    # to minutes, and a migration runs when the index is first opened (the browser would
+    # show no sessions meanwhile). The first search (or doctor, edit, delete) pays.
+    conn.execute("INSERT OR REPLACE INTO fts_owed (sess, upto) "
+                 "SELECT sess, max(msg_seq) FROM messages GROUP BY sess")
 
 
 def set_split(conn: sqlite3.Connection, upto: int) -> None:

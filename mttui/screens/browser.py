@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -238,6 +238,13 @@ class BrowserScreen(Screen[None]):
         self.action_open()
 
     def action_open(self) -> None:
+        # Enter is a priority key: it runs before keys typed just ahead of it (``j j
+        # enter`` at once) have gone their way: to the list, up through its containers
+        # and the screen, back to the app, whose bindings move the cursor. Follow them
+        # through the same queues, behind them, then open the row the cursor is on.
+        behind_keys(list(self.table.ancestors_with_self), self._open_current)
+
+    def _open_current(self) -> None:
         info = self.table.current
         if info is not None:
             self.post_message(OpenSession(info.id))
@@ -309,3 +316,11 @@ class BrowserScreen(Screen[None]):
         if message.what == "delete":  # the cursor goes to the neighbour, not the top
             self.table.fallback = self.table.neighbour_of(message.session_id)
         self.reload()
+
+
+def behind_keys(pumps: list[Any], then: Callable[[], None]) -> None:
+    """Run ``then`` once every message now queued on ``pumps`` (in order) is handled."""
+    if not pumps:
+        then()
+        return
+    pumps[0].call_later(behind_keys, pumps[1:], then)

@@ -15,7 +15,7 @@ from ..models import ReindexResult
 from ..paths import Layout
 from ..reader import ReadStats, read_records
 from ..records import parse_session_filename
-from . import cjk, ledger_rows, owed, parallel_build, shards
+from . import cjk, ledger_rows, owed, shards
 from .apply import SessionApplier
 from .known_logs import known_logs
 from .schema import SESSION_TABLES, SessionRow, connect
@@ -259,6 +259,8 @@ def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
     ``progress(done, total)`` counts bytes of log read (plus a share for the FTS
     build at the end), for a progress bar.
     """
+    from . import parallel_build  # only a rebuild needs it (and its subprocess import)
+
     started = time.perf_counter()
     layout.ensure()
     parallel_build.remove_stale(layout.home, ".index-rebuild-")
@@ -282,6 +284,8 @@ def build_index(
     ranks the newest matches), and the FTS shards and CJK pairs filled once at the
     end, on two cores (``parallel_build``), split where half of the log bytes are.
     """
+    from . import parallel_build
+
     files = sorted(session_files(layout, None), key=lambda f: (f[1].st_mtime_ns, f[0].name))
     read_total = sum(st.st_size for _, st in files)
     total = read_total + _FTS_SHARE * read_total // 100

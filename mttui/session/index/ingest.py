@@ -16,7 +16,6 @@ from ..paths import Layout
 from ..reader import ReadStats, read_records
 from ..records import parse_session_filename
 from . import cjk, ledger_rows, owed, shards
-from .apply import SessionApplier
 from .known_logs import known_logs
 from .schema import SESSION_TABLES, SessionRow, connect
 
@@ -154,6 +153,9 @@ def _read_into(
     tail_is_final: bool | None,
     reading: Callable[[int], None] | None = None,
 ) -> None:
+    from .apply import SessionApplier  # only a log that changed is read (a fresh CLI
+    #                                     process whose logs are all indexed skips it)
+
     final = (not is_locked(path)) if tail_is_final is None else tail_is_final
     row["corrupt_lines"] -= row["torn_tail"]
     row["torn_tail"] = 0

@@ -125,3 +125,21 @@ def make_home(
             )  # fmt: skip
         )
     return home, project, written
+
+
+def checkpoint_view(home: Path, project: Path, sid: str) -> None:
+    """Give the session's thread a checkpoint holding its model's view (what a session
+    that ran has), built from the index and the log since its last compression."""
+    from mttui.config import load_settings
+    from mttui.graph.resume.apply import plan_for_runner, rebuild
+    from mttui.graph.runner import Runner
+    from mttui.session.service import SessionService
+
+    service = SessionService(home, project)
+    with service.open_writer(sid) as writer:
+        runner = Runner.for_service(service, writer, load_settings({"provider": "offline"}))
+        _, facts = plan_for_runner(runner)
+        messages, _ = rebuild(facts)
+        runner.graph.update_state(runner.config, {"messages": messages, "stop_reason": "stopped"},
+                                  as_node="observation")  # fmt: skip
+        runner.close()

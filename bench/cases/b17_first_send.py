@@ -30,7 +30,7 @@ from typing import Any
 from tests.support import fake_openai as fo
 
 from ..context import Context
-from ..data import make_home
+from ..data import checkpoint_view, make_home
 from ..fresh import bytecode_env
 from ..timing import Row, fmt_time
 
@@ -117,24 +117,6 @@ def _settings(url: str) -> Any:
                           "model": "bench", "approval": "ask"}).with_overrides(max_retries=0)
 
 
-def _checkpoint(home: Path, project: Path, sid: str) -> None:
-    """Give the session's thread a checkpoint holding its model's view (what a session
-    that ran has), built from the index and the log since its last compression."""
-    from mttui.config import load_settings
-    from mttui.graph.resume.apply import plan_for_runner, rebuild
-    from mttui.graph.runner import Runner
-    from mttui.session.service import SessionService
-
-    service = SessionService(home, project)
-    with service.open_writer(sid) as writer:
-        runner = Runner.for_service(service, writer, load_settings({"provider": "offline"}))
-        _, facts = plan_for_runner(runner)
-        messages, _ = rebuild(facts)
-        runner.graph.update_state(runner.config, {"messages": messages, "stop_reason": "stopped"},
-                                  as_node="observation")  # fmt: skip
-        runner.close()
-
-
 def _in_process(server: _Server, home: Path, project: Path, sid: str) -> float:
     from mttui.core.drive import send
     from mttui.core.handle import SessionHandle
@@ -207,14 +189,14 @@ def _session(root: Path, n: int) -> tuple[Path, Path, str]:
     home, project, [one] = make_home(root, sessions=1, messages_per_session=n,
                                      compress_every=EVERY)  # fmt: skip
     SessionService(home, project).reindex()
-    _checkpoint(home, project, one.session_id)
+    checkpoint_view(home, project, one.session_id)
     return home, project, one.session_id
 
 
 def run(ctx: Context) -> list[Row]:
     big = ctx.big_compressed()
     [long] = big.files
-    _checkpoint(big.home, big.project, long.session_id)
+    checkpoint_view(big.home, big.project, long.session_id)
     root = ctx.root / "b17"
     # the same view since the last compression as the long session, far less history
     same = _session(root / "same-view", 2 * EVERY)

@@ -28,6 +28,7 @@ from mttui.session.service import SessionService
 from mttui.session.transcript import fold
 
 from ..context import Context
+from ..data import checkpoint_view
 from ..textgen import message_text
 from ..timing import Row, fmt_time, median_time
 
@@ -75,23 +76,6 @@ def _baseline(path: Path, sid: str) -> None:
         for raw in fh:
             records.append(json.loads(raw))
     plan_from_log(sid, fold(records), stats, checkpoint_found=False)
-
-
-def _checkpoint(home: Path, project: Path, sid: str) -> None:
-    """Give the session's thread a checkpoint holding its compressed view."""
-    from mttui.config import load_settings
-    from mttui.graph.runner import Runner
-
-    service = SessionService(home, project)
-    with service.open_writer(sid) as writer:
-        runner = Runner.for_service(service, writer, load_settings({"provider": "offline"}))
-        from mttui.graph.resume.apply import plan_for_runner, rebuild
-
-        _, facts = plan_for_runner(runner)
-        messages, _ = rebuild(facts)
-        runner.graph.update_state(runner.config, {"messages": messages, "stop_reason": "stopped"},
-                                  as_node="observation")  # fmt: skip
-        runner.close()
 
 
 def _unrecognised_copy(home: Path, root: Path) -> Path:
@@ -157,7 +141,7 @@ def run(ctx: Context) -> list[Row]:
     repeats = 11 if ctx.size == "full" else 1
     log_only, plan = _fresh_process(home, project, sid, repeats)
     assert plan["checked"] == "log" and not plan["langgraph"]
-    _checkpoint(home, project, sid)
+    checkpoint_view(home, project, sid)
     light, plan = _fresh_process(home, project, sid, repeats)
     assert plan["checked"] == "checkpoint" and plan["mode"] == "execution"
     assert not plan["langgraph"]  # the light reader read it

@@ -64,7 +64,9 @@ def test_a_server_that_dies_is_one_warning(project: Path) -> None:
         while time.monotonic() < deadline and any(_running(p) for p in killed):
             time.sleep(0.05)
         status, text = manager.call("mcp__calc__add", {"a": 1, "b": 2})
-        assert status == "error" and "not running" in text
+        # the manager learns of the death from the closed pipe on its own loop: before
+        # that, the call finds it out itself (either way an error, never a result)
+        assert status == "error" and ("not running" in text or "stopped during" in text)
         warnings = manager.take_warnings()
         assert len(warnings) == 1 and "calc" in warnings[0]
         assert manager.take_warnings() == []

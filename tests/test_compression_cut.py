@@ -4,8 +4,6 @@ kept part within the budget whenever a cut allows it, pieces that pair up."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -13,6 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from mttui.graph.compression.cut import choose_cut, chunks, is_request, safe_points
 from mttui.graph.messages import assert_paired
 from mttui.graph.tokens import estimate_tokens
+from tests.support.compression import conversation
 
 # a conversation: turns of (request size, [steps: number of parallel calls, 0 = answer])
 turns = st.lists(
@@ -21,30 +20,10 @@ turns = st.lists(
 )  # fmt: skip
 
 
-def build(spec: list[tuple[int, list[int]]], summary: bool) -> list[Any]:
-    out: list[Any] = []
-    if summary:
-        out.append(HumanMessage("[Summary]\n" + "s" * 80, id="summary-0"))
-    n = 0
-    for size, steps in spec:
-        n += 1
-        out.append(HumanMessage(f"request {n} " + "r" * size, id=f"u{n}"))
-        for calls in steps:
-            n += 1
-            if not calls:
-                out.append(AIMessage("answer " + "a" * 60, id=f"a{n}"))
-                continue
-            ids = [f"call_{n}_{k}" for k in range(calls)]
-            out.append(AIMessage("", id=f"a{n}", tool_calls=[
-                {"id": c, "name": "shell", "args": {"command": "ls"}} for c in ids]))
-            out += [ToolMessage("o" * 200, tool_call_id=c, id=f"t{c}") for c in ids]
-    return out
-
-
 @settings(max_examples=300, deadline=None)
 @given(turns, st.booleans(), st.integers(0, 600))
 def test_cuts_are_safe(spec: list[tuple[int, list[int]]], summary: bool, budget: int) -> None:
-    messages = build(spec, summary)
+    messages = conversation(spec, summary)
     cut = choose_cut(messages, budget)
     last = [m for m in messages if is_request(m)][-1]
     if cut is None:
@@ -72,7 +51,7 @@ def test_cuts_are_safe(spec: list[tuple[int, list[int]]], summary: bool, budget:
 @settings(max_examples=200, deadline=None)
 @given(turns, st.integers(60, 500))
 def test_pieces_pair_up_and_keep_the_order(spec: list[tuple[int, list[int]]], size: int) -> None:
-    messages = build(spec, True)
+    messages = conversation(spec, True)
     pieces = chunks(messages, size)
     assert [m.id for p in pieces for m in p] == [m.id for m in messages]
     for piece in pieces:

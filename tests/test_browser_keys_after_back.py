@@ -3,6 +3,8 @@ none is lost while the chat closes or the list reloads."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 
 from mttui.screens.browser import BrowserScreen
@@ -15,6 +17,19 @@ from tests.support.tui import make_app, msg, send, settle, wait_for, write_sessi
 def _sessions(service: SessionService) -> list[str]:
     return [write_session(service, f"Session {n}", [msg("user", f"hello {n}", 1)])
             for n in range(6)]
+
+
+async def _back_and_down_twice(app: Any, pilot: Any) -> tuple[SessionTable, list[str]]:
+    """``ctrl+o`` and two downs typed at once in a chat; the browser's table and its
+    session ids once the keys were replayed after the first page."""
+    for key in ("ctrl+o", "down", "down"):  # as a terminal sends them: no waiting
+        app.post_message(events.Key(key, None))
+    await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen)
+                   and not app.screen.fetching)
+    await pilot.pause(0.1)  # the keys replayed after the first page
+    await settle(pilot)
+    table = app.screen.query_one(SessionTable)
+    return table, [s.id for s in table.sessions]
 
 
 async def test_down_right_after_ctrl_o_moves_the_cursor(service: SessionService) -> None:
@@ -30,14 +45,7 @@ async def test_down_right_after_ctrl_o_moves_the_cursor(service: SessionService)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
         await settle(pilot)
-        for key in ("ctrl+o", "down", "down"):  # as a terminal sends them: no waiting
-            app.post_message(events.Key(key, None))
-        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen)
-                       and not app.screen.fetching)
-        await pilot.pause(0.1)  # the keys replayed after the first page
-        await settle(pilot)
-        table = app.screen.query_one(SessionTable)
-        ids = [s.id for s in table.sessions]
+        table, ids = await _back_and_down_twice(app, pilot)
         assert table.current_id == ids[ids.index(opened) + 2], (ids, opened, table.cursor_row)
 
 
@@ -77,13 +85,6 @@ async def test_keys_after_ctrl_o_move_from_the_session_in_its_new_place(
         await send(pilot, "one more")
         await wait_for(pilot, lambda: app.screen.state == "idle"
                        and "one more" in [m.content for m in service.history(opened).messages])
-        for key in ("ctrl+o", "down", "down"):
-            app.post_message(events.Key(key, None))
-        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen)
-                       and not app.screen.fetching)
-        await pilot.pause(0.1)  # the keys replayed after the first page
-        await settle(pilot)
-        table = app.screen.query_one(SessionTable)
-        ids = [s.id for s in table.sessions]
+        table, ids = await _back_and_down_twice(app, pilot)
         assert ids[0] == opened  # the latest activity is first
         assert table.current_id == ids[2]

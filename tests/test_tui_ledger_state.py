@@ -8,18 +8,21 @@ from typing import Any
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from tests.support.logs import records
-from tests.support.tui import SIZE, killed_call_session, make_app, screen_text, settle, wait_for
+from tests.support.tui import (
+    SIZE,
+    killed_call_session,
+    make_app,
+    screen_text,
+    select_killed_call,
+    settle,
+    wait_for,
+)
 
 ACTIONS = "d mark done · x mark failed · r re-run"
 
 
 async def _expand_k1(app: Any, pilot: Any) -> HistoryView:
-    await settle(pilot)
-    view = app.screen.query_one(HistoryView)
-    item = view.find(lambda i: i.call_id == "k1")
-    assert item is not None
-    view.focus()
-    view.select(item)
+    view, _ = await select_killed_call(app, pilot)
     await pilot.press("enter")
     await settle(pilot)
     return view

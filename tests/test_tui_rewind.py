@@ -11,7 +11,6 @@ from mttui.screens.chat import ChatScreen
 from mttui.screens.rewind import RewindScreen
 from mttui.session.service import SessionService
 from mttui.session.snapshots import ShadowRepo
-from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from tests.support.logs import records
 from tests.support.snapshots import quiet
@@ -21,6 +20,7 @@ from tests.support.tui import (
     make_app,
     msg,
     screen_text,
+    select_killed_call,
     settle,
     wait_for,
     write_session,
@@ -128,12 +128,8 @@ async def test_d_marks_a_selected_interrupted_call_done(
     sid = killed_call_session(service)
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        view = app.screen.query_one(HistoryView)
-        item = view.find(lambda i: i.call_id == "k1")
-        assert item is not None and item.status == "interrupted"
-        view.focus()
-        view.select(item)
+        _, item = await select_killed_call(app, pilot)
+        assert item.status == "interrupted"
         await pilot.press("enter")  # expanded: the ledger's actions are listed
         await settle(pilot)
         assert "d mark done · x mark failed · r re-run" in screen_text(app)
@@ -165,12 +161,7 @@ async def test_r_reruns_a_selected_interrupted_call_after_a_new_approval(
     sid = killed_call_session(service, command="echo hi >> hi.txt", ask="say hi")
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        view = app.screen.query_one(HistoryView)
-        item = view.find(lambda i: i.call_id == "k1")
-        assert item is not None
-        view.focus()
-        view.select(item)
+        await select_killed_call(app, pilot)
         await pilot.press("r")
         await wait_for(pilot, lambda: app.screen.state == "awaiting approval")
         assert not (project / "hi.txt").exists()  # asked first

@@ -13,6 +13,8 @@ from mttui.app import MttuiApp
 from mttui.config import Settings
 from mttui.screens.chat import ChatScreen
 from mttui.session.service import SessionService
+from mttui.widgets.history import HistoryView
+from mttui.widgets.history_items import Item
 from mttui.widgets.pending_lane import PendingLane
 from mttui.widgets.prompt import PromptArea
 from tests.support.clock import NOW
@@ -136,3 +138,15 @@ def killed_call_session(service: SessionService, *after: Record, command: str = 
         msg("tool", "interrupted", 3, tool_call_id="k1", name="shell", status="interrupted"),
         ("run_end", {"run_id": "run-1", "status": "interrupted"}), *after,
     ])
+
+
+async def select_killed_call(app: MttuiApp, pilot: Any) -> tuple[HistoryView, Item]:
+    """The chat's history focused with call ``k1`` of ``killed_call_session`` selected:
+    ``(history view, item)``."""
+    await settle(pilot)
+    view = app.screen.query_one(HistoryView)
+    item = view.find(lambda i: i.call_id == "k1")
+    assert item is not None
+    view.focus()
+    view.select(item)
+    return view, item

@@ -35,6 +35,8 @@ from mttui.session.service import SessionService
 from mttui.widgets.workers import report_worker_error
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from mttui.core.chat_session import ChatSession
     from mttui.core.handle import RunnerFactory
     from mttui.session.first_page import FirstPage
@@ -100,6 +102,12 @@ class MttuiApp(App[None]):
         self.keymap = dict(settings.keys)  # binding id -> keys, from [keys] of the config
         if self.keymap:
             self.set_keymap(self.keymap)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, reading pasted text as one paste (``terminal_driver``)."""
+        from .terminal_driver import driver_for
+
+        return driver_for(super().get_driver_class())
 
     @property
     def runtime_factory(self) -> RunnerFactory:

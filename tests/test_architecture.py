@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mttui.core",),
     ("mttui.messages", "mttui.widgets"),
     ("mttui.screens",),
+    ("mttui.paste_guard", "mttui.terminal_driver"),
     ("mttui.app", "mttui.demo"),
     ("mttui.cli",),
 )

@@ -113,6 +113,8 @@ class SessionPage(Plain):
     def with_forks(self) -> SessionPage:
         """The page with each session's ``forked_from`` (from the index; else its log's
         first line)."""
+        if all(s.fork is not None for s in self.sessions):
+            return self  # the index knew them all (timeline not imported)
         from .timeline import fork_origin
 
         sessions = [s if s.fork is not None else replace(s, fork=fork_origin(s.path) or {})

@@ -48,6 +48,7 @@ class Plain:
 
     plain_fields: ClassVar[tuple[str, ...]] = ()  # the names of the fields, in order
     _plain_defaults: ClassVar[dict[str, object]] = {}
+    _plain_names: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, frozen: bool = True, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -65,6 +66,7 @@ class Plain:
             elif defaults:
                 raise TypeError(f"non-default argument {name!r} follows default argument")
         cls.plain_fields, cls._plain_defaults = tuple(names), defaults
+        cls._plain_names = frozenset(names)
         if not frozen:  # as a dataclass: unhashable, and plain attribute assignment
             cls.__hash__ = None  # type: ignore[method-assign,assignment]
             cls.__setattr__ = object.__setattr__  # type: ignore[method-assign,assignment]
@@ -72,27 +74,27 @@ class Plain:
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         names = self.plain_fields
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}() takes {len(names)} positional "
-                            f"arguments but {len(args)} were given")  # fmt: skip
-        values = dict(zip(names, args, strict=False))
-        for key, value in kwargs.items():
-            if key in values:
-                raise TypeError(f"{type(self).__name__}() got multiple values for {key!r}")
-            values[key] = value
-        out = self.__dict__
-        for name in names:
-            value = values.pop(name, _MISSING)
-            if value is _MISSING:
-                value = self._plain_defaults.get(name, _MISSING)
-                if value is _MISSING:
-                    raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
-                if isinstance(value, _Factory):
-                    value = value.make()
-            out[name] = value
-        if values:
-            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
-                            f"{next(iter(values))!r}")  # fmt: skip
+        values = kwargs
+        if args:
+            if len(args) > len(names):
+                raise TypeError(f"{type(self).__name__}() takes {len(names)} positional "
+                                f"arguments but {len(args)} were given")  # fmt: skip
+            values = dict(zip(names, args, strict=False))
+            for key, value in kwargs.items():
+                if key in values:
+                    raise TypeError(f"{type(self).__name__}() got multiple values for {key!r}")
+                values[key] = value
+        if values.keys() != self._plain_names:  # defaults to fill in, or a wrong name
+            for name in names:
+                if name not in values:
+                    value = self._plain_defaults.get(name, _MISSING)
+                    if value is _MISSING:
+                        raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
+                    values[name] = value.make() if isinstance(value, _Factory) else value
+            for key in values.keys() - self._plain_names:
+                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                                f"{key!r}")  # fmt: skip
+        self.__dict__.update(values)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:

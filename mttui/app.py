@@ -31,6 +31,7 @@ from textual.worker import Worker
 from mttui.config import Settings
 from mttui.messages import BackToBrowser, OpenSession, ReplayKeys, SessionsLoaded
 from mttui.screens.browser import BrowserScreen
+from mttui.session import gc_pause
 from mttui.session.service import SessionService
 from mttui.widgets.workers import report_worker_error
 
@@ -131,6 +132,7 @@ class MttuiApp(App[None]):
             self._chat(None)
 
     def on_ready(self) -> None:
+        self.call_after_refresh(gc_pause.resume)  # the CLI paused collections (gc_pause)
         # Warm up once the first screen has its data (so that the imports do not compete
         # for the GIL with it), or after a second at the latest.
         if self.warm_up:

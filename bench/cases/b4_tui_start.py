@@ -5,7 +5,9 @@ Each start is a fresh interpreter (imports are the cost). The clock runs from
 sessions; the baseline is the same app after importing LangGraph and
 langchain-openai eagerly. Measured quiet, and again beside a CPU-bound process
 (what a start feels like while a build or the test suite runs). The child starts
-as ``mttui`` does: the first page is read (``FirstPage``) while the app is imported.
+as ``mttui`` does: garbage collection paused until the first frame
+(``mttui.session.gc_pause``), the first page read (``FirstPage``) while the app is
+imported.
 
 An info row starts the same app on 100 000 sessions: the first page, and the end
 of the catch-up after it (a stat of every log), which the user does not wait for.
@@ -26,6 +28,8 @@ CASE = "B4"
 
 CHILD = r"""
 import os, sys
+from mttui.session import gc_pause
+gc_pause.pause()  # as `mttui` does: no collections until the first frame
 from pathlib import Path
 from mttui.session.first_page import FirstPage
 from mttui.session.service import SessionService

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mttui.session import gc_pause
+
 from .errors import Exit, report_error
 from .parser import build_parser, command_of, literal_double_dash
 
@@ -19,8 +21,16 @@ Handler = Callable[[argparse.Namespace, "SessionService"], int]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``mttui`` script."""
-    words = sys.argv[1:] if argv is None else list(argv)
+    """Entry point of the ``mttui`` script (``argv``: called from Python, e.g. a test)."""
+    if argv is None:  # a process start: no collections until the command runs (gc_pause)
+        gc_pause.pause()
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv))
+    finally:
+        gc_pause.resume()
+
+
+def _main(words: list[str]) -> int:
     parser = build_parser(only=command_of(words))  # only the command's own options
     args, extra = parser.parse_known_args(words)
     literal_double_dash(args)
@@ -112,7 +122,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"mttui: {what}: {project}", file=sys.stderr)
         return Exit.USAGE
     if args.command == "demo":
+        gc_pause.resume()
         from .tui import run_demo
 
         return run_demo(args)
-    return int(_handler(args.command)(args, SessionService(data_home(), project)))
+    handler = _handler(args.command)
+    service = SessionService(data_home(), project)
+    if args.command is not None:  # the TUI resumes collections after its first frame
+        gc_pause.resume()
+    return int(handler(args, service))

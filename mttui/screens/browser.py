@@ -244,6 +244,11 @@ class BrowserScreen(Screen[None]):
         # through the same queues, behind them, then open the row the cursor is on.
         behind_keys(list(self.table.ancestors_with_self), self._open_current)
 
+    def key_ctrl_j(self) -> None:
+        """Enter typed before the app took the terminal (``mttui`` then ``j j enter`` at
+        once) arrives as ctrl+j: the terminal had turned its CR into a LF."""
+        self.action_open()
+
     def _open_current(self) -> None:
         info = self.table.current
         if info is not None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from mttui.session.errors import MttuiError
 from mttui.session.models import SessionInfo
+from mttui.session.plain import replace
 from mttui.session.service import SessionService
 
 

@@ -9,10 +9,10 @@ exact.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
+from .plain import Plain
 from .reader import parse_line
 from .record_types import Record
 
@@ -38,8 +38,7 @@ KINDS: dict[bytes, MarkerKind] = {
 LEDGER_KINDS = frozenset({"resolution", "denial"})  # not items: they label tool calls
 
 
-@dataclass
-class Marker:
+class Marker(Plain, frozen=False):
     """A non-message event of the log, placed after message ``anchor`` (0 = before all)."""
 
     kind: MarkerKind

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
-from .record_types import Attachment, ToolCall, Usage
+from .plain import Plain, field, replace
+
+if TYPE_CHECKING:
+    from .record_types import Attachment, ToolCall, Usage
 
 SearchScope = Literal["session", "project", "all"]
 
 
-@dataclass(frozen=True)
-class SessionStatus:
+class SessionStatus(Plain):
     """Status badges derived from the log (no LangGraph needed)."""
 
     awaiting_approval: bool = False
@@ -42,8 +43,7 @@ class SessionStatus:
         return out
 
 
-@dataclass(frozen=True)
-class SessionUsage:
+class SessionUsage(Plain):
     """Token totals of a session's runs (``run_end.usage``); ``cost_usd`` is ``None``
     when no run was priced."""
 
@@ -57,8 +57,7 @@ class SessionUsage:
                 "cost_usd": cost}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class SessionInfo:
+class SessionInfo(Plain):
     """One row of the session list."""
 
     id: str
@@ -107,16 +106,15 @@ class SessionInfo:
         return fork_origin(self.path)
 
 
-@dataclass(frozen=True)
-class SessionPage:
+class SessionPage(Plain):
     sessions: list[SessionInfo]
     next_cursor: str | None
 
     def with_forks(self) -> SessionPage:
         """The page with each session's ``forked_from`` (from the index; else its log's
         first line)."""
-        from dataclasses import replace
-
+        if all(s.fork is not None for s in self.sessions):
+            return self  # the index knew them all (timeline not imported)
         from .timeline import fork_origin
 
         sessions = [s if s.fork is not None else replace(s, fork=fork_origin(s.path) or {})
@@ -124,8 +122,7 @@ class SessionPage:
         return replace(self, sessions=sessions)
 
 
-@dataclass(frozen=True)
-class MessageRow:
+class MessageRow(Plain):
     """One transcript message at its 1-based position ``seq`` in the transcript."""
 
     seq: int
@@ -160,8 +157,7 @@ class MessageRow:
         return out
 
 
-@dataclass(frozen=True)
-class HistoryPage:
+class HistoryPage(Plain):
     """A keyset page of messages, ascending by ``seq``.
 
     ``has_more``/``next_before``: older messages exist / the cursor for them.
@@ -175,8 +171,7 @@ class HistoryPage:
     has_newer: bool = False
 
 
-@dataclass(frozen=True)
-class SearchHit:
+class SearchHit(Plain):
     session_id: str
     session_title: str | None
     message_id: str
@@ -204,8 +199,7 @@ SNIPPET_START = "\u27e6"  # ⟦
 SNIPPET_END = "\u27e7"  # ⟧
 
 
-@dataclass(frozen=True)
-class ReindexResult:
+class ReindexResult(Plain):
     """What ``reindex`` rebuilt (cli.md ``reindex --json``)."""
 
     sessions: int
@@ -230,8 +224,7 @@ class Problem(TypedDict):
     message: str
 
 
-@dataclass(frozen=True)
-class DoctorReport:
+class DoctorReport(Plain):
     """What ``doctor`` found (and, with repair, fixed). Problems: session_id, code, message."""
 
     sessions_checked: int

@@ -22,13 +22,15 @@ in-memory overlay of the process that opened the session (pending.md "restart").
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from .errors import MttuiError
+from .plain import Plain
 from .reader import iter_lines, parse_line
-from .record_types import Message
+
+if TYPE_CHECKING:
+    from .record_types import Message
 
 CAPACITY = 10
 # Queue items that still wait to run (``held`` is only ever an overlay of ``waiting``).
@@ -49,7 +51,7 @@ def message_of(rec: Mapping[str, object]) -> Message | None:
     ``pending_take``), else ``None``."""
     msg = rec.get("message")
     if rec.get("type") in MESSAGE_TYPES and isinstance(msg, dict):
-        return cast(Message, msg)
+        return cast("Message", msg)
     return None
 
 
@@ -67,8 +69,7 @@ def _item_id(rec: Mapping[str, object]) -> str | None:
     return None
 
 
-@dataclass
-class Item:
+class Item(Plain, frozen=False):
     """One pending input as its records tell it."""
 
     id: str

@@ -6,20 +6,21 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
+from .plain import Plain, field
 from .record_check import checked, is_integer, without_surrogates
-from .record_types import Record
 from .records import KNOWN_TYPES
+
+if TYPE_CHECKING:
+    from .record_types import Record
 
 _CHUNK = 1 << 20
 MAX_PROBLEMS = 20
 
 
-@dataclass
-class ReadStats:
+class ReadStats(Plain, frozen=False):
     """What a read saw besides the good records."""
 
     corrupt_lines: int = 0
@@ -68,7 +69,7 @@ def parse_checked(raw: bytes) -> tuple[Record | None, list[str]]:
         rec, bad = checked(rec)
     except (UnicodeDecodeError, ValueError, RecursionError, MemoryError):
         return None, []
-    return cast(Record, rec), bad
+    return cast("Record", rec), bad
 
 
 def iter_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:

@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .index.pending_rows import load_lane
 from .pending import Lane
+from .plain import Plain, field
 
 
-@dataclass(frozen=True)
-class LogTotals:
+class LogTotals(Plain):
     turns: int = 0
     tool_calls: int = 0
     input_tokens: int = 0  # of the assistant messages (the session_end stats)

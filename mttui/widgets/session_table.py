@@ -165,9 +165,9 @@ class SessionTable(DataTable[Text]):
         keep, more = self.current_id, self.more
         self.more = False
         self.clear(columns=True)
-        self.add_column("Title", width=title, key="title")
+        self.add_column(Text("Title"), width=title, key="title")
         for key, label, w in columns:
-            self.add_column(Text(label, justify="right") if key == "messages" else label,
+            self.add_column(Text(label, justify="right" if key == "messages" else None),
                             width=w, key=key)
         now = self.clock()
         for info in self.sessions:

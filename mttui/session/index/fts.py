@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass
 
 from ..models import SNIPPET_END, SNIPPET_START
+from ..plain import Plain
 
 # Bounds that keep hostile input (10 000 characters, thousands of words) cheap and
 # inside SQLite's limits; tokens beyond them are still checked, in Python.
@@ -33,8 +33,7 @@ def ascii_lower(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
-@dataclass(frozen=True)
-class ParsedQuery:
+class ParsedQuery(Plain):
     tokens: list[str]  # every distinct token, ASCII-lower-cased
     long: list[str]  # tokens matched through FTS (>= 3 characters), at most MAX_SQL_TOKENS
     short: list[str]  # tokens matched with instr only, at most MAX_SQL_TOKENS

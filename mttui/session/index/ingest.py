@@ -26,6 +26,9 @@ _REPORT_EVERY = 1000
 
 Progress = Callable[[int, int], None]
 
+# A big rebuild commits its rows for the helper to read at least every so many log bytes.
+_COMMIT_BYTES = 1 << 20
+
 # The share of a rebuild's progress bar given to the FTS build, in % of the log bytes.
 _FTS_SHARE = 100
 
@@ -283,8 +286,12 @@ def build_index(
 
     Fast pragmas (no journal, no fsync), files in order of last change so that
     the most recently active sessions get the highest message rowids (search
-    ranks the newest matches), and the FTS shards and CJK pairs filled once at the
-    end, on two cores (``parallel_build``), split where half of the log bytes are.
+    ranks the newest matches), and the FTS shards and CJK pairs filled on two
+    cores (``parallel_build``). For a big rebuild the helper process starts at
+    once and tokenizes the older rows while the newer logs are still read
+    (``follow``: the temp index is then in WAL mode and committed every so many
+    bytes of log); the split is put where both have as much left to do. Otherwise
+    both shards are built at the end, split where half of the log bytes are.
     """
     from . import parallel_build
 
@@ -292,9 +299,16 @@ def build_index(
     read_total = sum(st.st_size for _, st in files)
     total = read_total + _FTS_SHARE * read_total // 100
     conn = connect(target, bulk=True)
+    follower = None
     marks: list[tuple[int, int]] = []  # (last rowid, log bytes read) after each file
     try:
-        done = 0
+        if read_total >= parallel_build.HELPER_FROM_BYTES:
+            conn.execute("PRAGMA journal_mode=WAL")  # the helper reads what is committed
+            follower = parallel_build.start_follower(target)
+            if follower is None:
+                conn.execute("PRAGMA journal_mode=OFF")
+        done = committed = 0
+        every = max(_COMMIT_BYTES, read_total // 200)
         conn.execute("BEGIN")
         for path, st in files:
             reading = None if progress is None else _reading(progress, done, total)
@@ -302,14 +316,29 @@ def build_index(
             done += st.st_size
             marks.append((conn.execute("SELECT coalesce(max(rid), 0) FROM messages").fetchone()[0],
                           done))  # fmt: skip
+            if follower is not None and done - committed >= every:
+                conn.execute("COMMIT")
+                conn.execute("BEGIN")
+                follower.committed(marks[-1][0])
+                committed = done
             if progress is not None:
                 progress(done, total)
         conn.execute("COMMIT")
-        upto = parallel_build.split_point(conn, marks, read_total // 2)
+        if follower is None:
+            upto = parallel_build.split_point(conn, marks, read_total // 2)
+        else:  # half of what is left each, the helper's part ending after its grants
+            behind = _bytes_at(conn, marks, follower.position())
+            upto = parallel_build.split_point(conn, marks, (behind + read_total) // 2)
+            upto = follower.finish(upto)
+        shards.set_split(conn, upto)
         row = conn.execute(
             "SELECT count(*), coalesce(sum(message_count), 0), "
             "coalesce(sum(corrupt_lines), 0) FROM sessions"
         ).fetchone()
+    except BaseException:
+        if follower is not None:
+            follower.close()
+        raise
     finally:
         conn.close()
     last = marks[-1][0] if marks else 0
@@ -318,10 +347,22 @@ def build_index(
         if progress is not None:
             progress(read_total + (total - read_total) * n // max(last, 1), total)
 
-    parallel_build.fill(target, upto, last, tokenized, log_bytes=read_total)
+    parallel_build.fill(target, upto, last, tokenized, log_bytes=read_total, follower=follower)
     if progress is not None:
         progress(total, total)
     return int(row[0]), int(row[1]), int(row[2])
+
+
+def _bytes_at(conn: sqlite3.Connection, marks: list[tuple[int, int]], rid: int) -> int:
+    """About how many log bytes the rows up to ``rid`` came from (``marks`` as built)."""
+    before = 0
+    for end_rid, end in marks:
+        if end_rid >= rid:
+            found = conn.execute("SELECT byte_offset FROM messages WHERE rid = ?",
+                                 (rid,)).fetchone()  # fmt: skip
+            return before + int(found[0]) if found is not None else before
+        before = end
+    return before
 
 
 def _reading(progress: Progress, before: int, total: int) -> Callable[[int], None]:

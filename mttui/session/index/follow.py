@@ -47,9 +47,12 @@ class Follower:
         self._granted = 0
         self._end: int | None = None
         self._closing = False
+        self._wants = 0  # requests not answered yet
         self._cond = threading.Condition()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._serve, daemon=True),
+                         threading.Thread(target=self._answer, daemon=True)]  # fmt: skip
+        for thread in self._threads:
+            thread.start()
 
     def committed(self, rid: int) -> None:
         """The rows up to ``rid`` are committed: the helper may read them."""
@@ -70,7 +73,8 @@ class Follower:
             return self.done
 
     def join(self) -> None:
-        self._thread.join()
+        for thread in self._threads:
+            thread.join()
 
     def close(self) -> None:
         """Stop the helper if it still runs (the rebuild failed) and close its pipes."""
@@ -80,46 +84,55 @@ class Follower:
         if self.child.poll() is None:
             self.child.kill()
             self.child.wait()
-        self._thread.join()
+        self.join()
         for pipe in (self.child.stdin, self.child.stdout):
             if pipe is not None:
                 with contextlib.suppress(OSError):
                     pipe.close()
 
-    def _grant(self) -> str | None:
-        with self._cond:
-            self._cond.wait_for(lambda: self._closing or self._end is not None
-                                or self._committed > self._granted)  # fmt: skip
-            if self._closing:
-                return None
-            if self._end is not None:
-                self._granted = self._end
-                return f"end {self._end}\n"
-            self._granted = min(self._committed, self._granted + STEP)
-            return f"go {self._granted}\n"
+    def _answer(self) -> None:
+        """Answer the helper's requests, each once there is something to grant."""
+        into = self.child.stdin
+        assert into is not None
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closing or (self._wants > 0 and (
+                    self._end is not None or self._committed > self._granted)))  # fmt: skip
+                if self._closing:
+                    return
+                self._wants -= 1
+                if self._end is not None:
+                    self._granted = self._end
+                    grant = f"end {self._end}\n"
+                else:
+                    self._granted = min(self._committed, self._granted + STEP)
+                    grant = f"go {self._granted}\n"
+            try:
+                into.write(grant)
+                into.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                return  # the helper is gone; its exit status says so
+            if grant.startswith("end"):
+                return
 
     def _serve(self) -> None:
         """Read the helper's lines until it exits: progress, requests, its row count."""
-        out, into = self.child.stdout, self.child.stdin
-        assert out is not None and into is not None
+        out = self.child.stdout
+        assert out is not None
         for line in out:
             word, _, arg = line.strip().partition(" ")
-            if word == "n" and arg.isdigit():
-                with self._cond:
+            with self._cond:
+                if word == "n" and arg.isdigit():
                     self.done += int(arg)
-            elif word == "rows" and arg.isdigit():
-                self.rows = int(arg)
-            elif word == "want":
-                grant = self._grant()
-                if grant is None:
-                    break
-                try:
-                    into.write(grant)
-                    into.flush()
-                except (BrokenPipeError, ValueError, OSError):
-                    break  # the helper is gone; its exit status says so
-        with self._cond:  # nothing more is asked: a finish() must not wait for it
+                elif word == "rows" and arg.isdigit():
+                    self.rows = int(arg)
+                elif word == "want":
+                    self._wants += 1
+                    self._cond.notify_all()
+        with self._cond:  # the helper is gone: nothing more to answer
+            self._closing = True
             self._granted = max(self._granted, self._committed)
+            self._cond.notify_all()
 
 
 def run_helper(index: Path, out: Path, bulk: Callable[[sqlite3.Connection], sqlite3.Connection],

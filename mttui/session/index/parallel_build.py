@@ -90,6 +90,18 @@ def split_point(conn: sqlite3.Connection, marks: list[tuple[int, int]], half: in
     return before_rid
 
 
+def bytes_at(conn: sqlite3.Connection, marks: list[tuple[int, int]], rid: int) -> int:
+    """About how many log bytes the rows up to ``rid`` came from (``marks`` as built)."""
+    before = 0
+    for end_rid, end in marks:
+        if end_rid >= rid:
+            found = conn.execute("SELECT byte_offset FROM messages WHERE rid = ?",
+                                 (rid,)).fetchone()  # fmt: skip
+            return before + int(found[0]) if found is not None else before
+        before = end
+    return before
+
+
 def spawn_helper(index: Path, out: Path, *args: int | str) -> subprocess.Popen[str] | None:
     """``python -m`` this module: the newer shard of rows ``lo hi``, or ``follow``."""
     package_root = str(Path(__file__).resolve().parents[3])

@@ -6,6 +6,8 @@ builds its shard itself."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -166,4 +168,52 @@ def test_an_interrupted_followed_rebuild_stops_its_helper(
     monkeypatch.setattr(ingest, "ingest_file", real)
     assert _hits(SessionService(home, project), "common") == before  # the live index is intact
     service.reindex()
+    assert not list(home.glob(".index-rebuild-*"))
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_rebuild_takes_its_helper_along(home: Path, project: Path) -> None:
+    service = SessionService(home, project)
+    for s in range(12):  # over 4 MB of logs: a helper follows the rebuild
+        logs.new_session(service, [logs.message(f"m{i}", "user", f"common {s} {i} " + "z" * 9000)
+                                   for i in range(40)])  # fmt: skip
+    before = _hits(service, "common")
+    service.close()
+    script = ("import sys; from pathlib import Path; from mttui.session.service import "
+              "SessionService; SessionService(Path(sys.argv[1]), Path(sys.argv[2])).reindex()")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(home), str(project)])
+    deadline = time.monotonic() + 60
+    helpers: list[int] = []
+    while not helpers and proc.poll() is None and time.monotonic() < deadline:
+        helpers = _children(proc.pid)
+        time.sleep(0.001)
+    proc.kill()
+    proc.wait()
+    assert helpers, "the rebuild ended before its helper was seen"
+    while any(_alive(h) for h in helpers) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(_alive(h) for h in helpers)  # it noticed and stopped
+    again = SessionService(home, project)
+    assert _hits(again, "common") == before  # the live index is intact
+    again.reindex()
     assert not list(home.glob(".index-rebuild-*"))

@@ -174,6 +174,10 @@ def run_helper(index: Path, out: Path, bulk: Callable[[sqlite3.Connection], sqli
         conn.execute("COMMIT")
         tell(f"rows {rows}")
         return 0
+    except BaseException:  # the rebuild is gone (a broken pipe), or this failed
+        conn.close()
+        out.unlink(missing_ok=True)
+        raise
     finally:
         if src is not None:
             src.close()

@@ -307,8 +307,9 @@ def build_index(
     follower = None
     marks: list[tuple[int, int]] = []  # (last rowid, log bytes read) after each file
     try:
-        if read_total >= parallel_build.HELPER_FROM_BYTES:
-            conn.execute("PRAGMA journal_mode=WAL")  # the helper reads what is committed
+        # A helper follows a big rebuild, reading what is committed meanwhile (WAL).
+        if (read_total >= parallel_build.HELPER_FROM_BYTES
+                and conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"):
             follower = parallel_build.start_follower(target)
             if follower is None:
                 conn.execute("PRAGMA journal_mode=OFF")

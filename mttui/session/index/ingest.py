@@ -29,11 +29,6 @@ Progress = Callable[[int, int], None]
 # A big rebuild commits its rows for the helper to read at least every so many log bytes.
 _COMMIT_BYTES = 1 << 20
 
-# What copying the shards in and installing the index costs, in % of the log
-# bytes' tokenizing (about 1 s next to 14 s): the helper's part of a big rebuild is that
-# much bigger.
-_TAIL_SHARE = 8
-
 # The share of a rebuild's progress bar given to the FTS build, in % of the log bytes.
 _FTS_SHARE = 100
 
@@ -332,10 +327,10 @@ def build_index(
         conn.execute("COMMIT")
         if follower is None:
             upto = parallel_build.split_point(conn, marks, read_total // 2)
-        else:  # as much left to do each (this process then installs the index)
+        else:  # as much left to do each (the shards are copied in once both are built)
             behind = parallel_build.bytes_at(conn, marks, follower.position())
-            ahead = (read_total - behind + _TAIL_SHARE * read_total // 100) // 2
-            upto = follower.finish(parallel_build.split_point(conn, marks, behind + ahead))
+            upto = follower.finish(
+                parallel_build.split_point(conn, marks, (behind + read_total) // 2))
         shards.set_split(conn, upto)
         row = conn.execute(
             "SELECT count(*), coalesce(sum(message_count), 0), "
@@ -377,6 +372,7 @@ def install(built: Path, live: Path) -> None:
     try:
         dst = sqlite3.connect(live, timeout=30)
         try:
+            dst.execute("PRAGMA synchronous=NORMAL")  # as the index is always written
             src.backup(dst)
             dst.execute("PRAGMA journal_mode=WAL")
             dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")

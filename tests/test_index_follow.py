@@ -217,3 +217,17 @@ def test_a_killed_rebuild_takes_its_helper_along(home: Path, project: Path) -> N
     assert _hits(again, "common") == before  # the live index is intact
     again.reindex()
     assert not list(home.glob(".index-rebuild-*"))
+
+
+def test_a_rebuild_of_mostly_one_log_does_not_follow(
+    home: Path, project: Path, following: list[follow.Follower]
+) -> None:
+    service = SessionService(home, project)
+    _sessions(service, 1, 60)  # one log: its rows are committed only once it is read
+    before = _hits(service, "common")
+    service.reindex()
+    assert following == []
+    assert _hits(service, "common") == before
+    conn = sqlite3.connect(service.layout.index_path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # the live index's own
+    conn.close()

@@ -302,8 +302,10 @@ def build_index(
     follower = None
     marks: list[tuple[int, int]] = []  # (last rowid, log bytes read) after each file
     try:
-        # A helper follows a big rebuild, reading what is committed meanwhile (WAL).
-        if (read_total >= parallel_build.HELPER_FROM_BYTES
+        # A helper follows a big rebuild, reading what is committed meanwhile (WAL);
+        # not when one log is most of it (its rows are committed only once it is read).
+        biggest = max((st.st_size for _, st in files), default=0)
+        if (read_total >= parallel_build.HELPER_FROM_BYTES and biggest <= read_total // 2
                 and conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"):
             follower = parallel_build.start_follower(target)
             if follower is None:

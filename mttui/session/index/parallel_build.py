@@ -3,9 +3,12 @@
 Once a fresh index holds its ``messages`` rows, each FTS shard (``shards``) and
 the CJK pairs of its rows are built into a scratch file of their own: the newer
 shard by a helper process, the older one here, both reading the index's rows
-(only reading: neither holds a write lock on it). Their tables are then copied
-into the index, which is cheap next to tokenizing. If the helper cannot run or
-fails, its shard is built here afterwards, so a rebuild never depends on it.
+(only reading: neither holds a write lock on it). In a big rebuild the helper has
+started before the logs were read and builds the older shard instead, following
+the rows as they are committed (``follow``); this process then builds the newer
+one. Their tables are then copied into the index, which is cheap next to
+tokenizing. If the helper cannot run or fails, its shard is built here
+afterwards, so a rebuild never depends on it.
 
 Progress is counted in messages tokenized, by both processes together.
 """

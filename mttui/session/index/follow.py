@@ -72,6 +72,11 @@ class Follower:
         with self._cond:
             return self.done
 
+    def share(self, rows: int, done: int) -> int:
+        """The helper's progress while the logs are read, in log bytes: what it has
+        tokenized of the ``rows`` rows read from ``done`` bytes so far."""
+        return self.position() * done // max(rows, 1)
+
     def join(self) -> None:
         for thread in self._threads:
             thread.join()
@@ -131,7 +136,6 @@ class Follower:
                     self._cond.notify_all()
         with self._cond:  # the helper is gone: nothing more to answer
             self._closing = True
-            self._granted = max(self._granted, self._committed)
             self._cond.notify_all()
 
 

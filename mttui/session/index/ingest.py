@@ -284,20 +284,19 @@ def build_index(
 ) -> tuple[int, int, int]:
     """Build a fresh index of every log into ``target``: (sessions, messages, corrupt).
 
-    Fast pragmas (no journal, no fsync), files in order of last change so that
-    the most recently active sessions get the highest message rowids (search
-    ranks the newest matches), and the FTS shards and CJK pairs filled on two
-    cores (``parallel_build``). For a big rebuild the helper process starts at
-    once and tokenizes the older rows while the newer logs are still read
-    (``follow``: the temp index is then in WAL mode and committed every so many
-    bytes of log); the split is put where both have as much left to do. Otherwise
-    both shards are built at the end, split where half of the log bytes are.
+    Fast pragmas (no fsync), files in order of last change so that the most
+    recently active sessions get the highest message rowids (search ranks the
+    newest matches), the FTS shards and CJK pairs filled on two cores: in a big
+    rebuild the helper tokenizes the older rows while newer logs are read (``follow``,
+    the split where both have as much left), else both at the end (``parallel_build``).
     """
     from . import parallel_build
 
     files = sorted(session_files(layout, None), key=lambda f: (f[1].st_mtime_ns, f[0].name))
     read_total = sum(st.st_size for _, st in files)
     total = read_total + _FTS_SHARE * read_total // 100
+    if progress is not None:
+        progress = parallel_build.forward(progress)
     conn = connect(target, bulk=True)
     follower = None
     marks: list[tuple[int, int]] = []  # (last rowid, log bytes read) after each file
@@ -324,8 +323,8 @@ def build_index(
                 conn.execute("BEGIN")
                 follower.committed(marks[-1][0])
                 committed = done
-            if progress is not None:
-                progress(done, total)
+            if progress is not None:  # the helper's part of the FTS share meanwhile
+                progress(done + (follower.share(marks[-1][0], done) if follower else 0), total)
         conn.execute("COMMIT")
         if follower is None:
             upto = parallel_build.split_point(conn, marks, read_total // 2)

@@ -105,6 +105,19 @@ def bytes_at(conn: sqlite3.Connection, marks: list[tuple[int, int]], rid: int) -
     return before
 
 
+def forward(progress: Callable[[int, int], None]) -> Callable[[int, int], None]:
+    """``progress(done, total)`` told only of moves forward (its parts are counted apart:
+    while the logs are read, the helper's share is an estimate)."""
+    most = [-1]
+
+    def report(done: int, total: int) -> None:
+        if done > most[0]:
+            most[0] = done
+            progress(done, total)
+
+    return report
+
+
 def spawn_helper(index: Path, out: Path, *args: int | str) -> subprocess.Popen[str] | None:
     """``python -m`` this module: the newer shard of rows ``lo hi``, or ``follow``."""
     package_root = str(Path(__file__).resolve().parents[3])

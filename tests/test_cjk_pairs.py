@@ -4,12 +4,14 @@ a rebuild."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mttui.session.index import cjk
 from mttui.session.service import SessionService
 from tests.support.logs import message, new_session
 
@@ -68,3 +70,22 @@ def test_the_pairs_are_used(home: Path, project: Path) -> None:
     finally:
         conn.close()
     assert "SEARCH g USING PRIMARY KEY (gram=?)" in plan and "SCAN" not in plan
+
+
+CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
+
+
+def _pairs_one_by_one(text: str) -> set[int]:
+    """The reference: every adjacent pair of every CJK run, packed one at a time."""
+    return {cjk.pack(m.group()[i : i + 2]) for m in CJK_RUN.finditer(text)
+            for i in range(len(m.group()) - 1)}  # fmt: skip
+
+
+cjk_text = st.text(st.sampled_from("缓存修复日志キャッシュ캐시ㄱ豈〇 \n\tab\x00é\U00020000"),
+                   max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=cjk_text)
+def test_the_pairs_of_a_text_are_every_adjacent_cjk_pair(text: str) -> None:
+    assert cjk.grams(text) == _pairs_one_by_one(text)

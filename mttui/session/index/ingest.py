@@ -26,6 +26,9 @@ _REPORT_EVERY = 1000
 
 Progress = Callable[[int, int], None]
 
+# A big rebuild commits its rows for the helper to read at least every so many log bytes.
+_COMMIT_BYTES = 1 << 20
+
 # The share of a rebuild's progress bar given to the FTS build, in % of the log bytes.
 _FTS_SHARE = 100
 
@@ -281,20 +284,33 @@ def build_index(
 ) -> tuple[int, int, int]:
     """Build a fresh index of every log into ``target``: (sessions, messages, corrupt).
 
-    Fast pragmas (no journal, no fsync), files in order of last change so that
-    the most recently active sessions get the highest message rowids (search
-    ranks the newest matches), and the FTS shards and CJK pairs filled once at the
-    end, on two cores (``parallel_build``), split where half of the log bytes are.
+    Fast pragmas (no fsync), files in order of last change so that the most
+    recently active sessions get the highest message rowids (search ranks the
+    newest matches), the FTS shards and CJK pairs filled on two cores: in a big
+    rebuild the helper tokenizes the older rows while newer logs are read (``follow``,
+    the split where both have as much left), else both at the end (``parallel_build``).
     """
     from . import parallel_build
 
     files = sorted(session_files(layout, None), key=lambda f: (f[1].st_mtime_ns, f[0].name))
     read_total = sum(st.st_size for _, st in files)
     total = read_total + _FTS_SHARE * read_total // 100
+    if progress is not None:
+        progress = parallel_build.forward(progress)
     conn = connect(target, bulk=True)
+    follower = None
     marks: list[tuple[int, int]] = []  # (last rowid, log bytes read) after each file
     try:
-        done = 0
+        # A helper follows a big rebuild, reading what is committed meanwhile (WAL);
+        # not when one log is most of it (its rows are committed only once it is read).
+        biggest = max((st.st_size for _, st in files), default=0)
+        if (read_total >= parallel_build.HELPER_FROM_BYTES and biggest <= read_total // 2
+                and conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"):
+            follower = parallel_build.start_follower(target)
+            if follower is None:
+                conn.execute("PRAGMA journal_mode=OFF")
+        done = committed = 0
+        every = max(_COMMIT_BYTES, read_total // 200)
         conn.execute("BEGIN")
         for path, st in files:
             reading = None if progress is None else _reading(progress, done, total)
@@ -302,14 +318,29 @@ def build_index(
             done += st.st_size
             marks.append((conn.execute("SELECT coalesce(max(rid), 0) FROM messages").fetchone()[0],
                           done))  # fmt: skip
-            if progress is not None:
-                progress(done, total)
+            if follower is not None and done - committed >= every:
+                conn.execute("COMMIT")
+                conn.execute("BEGIN")
+                follower.committed(marks[-1][0])
+                committed = done
+            if progress is not None:  # the helper's part of the FTS share meanwhile
+                progress(done + (follower.share(marks[-1][0], done) if follower else 0), total)
         conn.execute("COMMIT")
-        upto = parallel_build.split_point(conn, marks, read_total // 2)
+        if follower is None:
+            upto = parallel_build.split_point(conn, marks, read_total // 2)
+        else:  # as much left to do each (the shards are copied in once both are built)
+            behind = parallel_build.bytes_at(conn, marks, follower.position())
+            upto = follower.finish(
+                parallel_build.split_point(conn, marks, (behind + read_total) // 2))
+        shards.set_split(conn, upto)
         row = conn.execute(
             "SELECT count(*), coalesce(sum(message_count), 0), "
             "coalesce(sum(corrupt_lines), 0) FROM sessions"
         ).fetchone()
+    except BaseException:
+        if follower is not None:
+            follower.close()
+        raise
     finally:
         conn.close()
     last = marks[-1][0] if marks else 0
@@ -318,7 +349,7 @@ def build_index(
         if progress is not None:
             progress(read_total + (total - read_total) * n // max(last, 1), total)
 
-    parallel_build.fill(target, upto, last, tokenized, log_bytes=read_total)
+    parallel_build.fill(target, upto, last, tokenized, log_bytes=read_total, follower=follower)
     if progress is not None:
         progress(total, total)
     return int(row[0]), int(row[1]), int(row[2])
@@ -342,6 +373,7 @@ def install(built: Path, live: Path) -> None:
     try:
         dst = sqlite3.connect(live, timeout=30)
         try:
+            dst.execute("PRAGMA synchronous=NORMAL")  # as the index is always written
             src.backup(dst)
             dst.execute("PRAGMA journal_mode=WAL")
             dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -3,9 +3,12 @@
 Once a fresh index holds its ``messages`` rows, each FTS shard (``shards``) and
 the CJK pairs of its rows are built into a scratch file of their own: the newer
 shard by a helper process, the older one here, both reading the index's rows
-(only reading: neither holds a write lock on it). Their tables are then copied
-into the index, which is cheap next to tokenizing. If the helper cannot run or
-fails, its shard is built here afterwards, so a rebuild never depends on it.
+(only reading: neither holds a write lock on it). In a big rebuild the helper has
+started before the logs were read and builds the older shard instead, following
+the rows as they are committed (``follow``); this process then builds the newer
+one. Their tables are then copied into the index, which is cheap next to
+tokenizing. If the helper cannot run or fails, its shard is built here
+afterwards, so a rebuild never depends on it.
 
 Progress is counted in messages tokenized, by both processes together.
 """
@@ -22,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import cjk, shards
+from .follow import Follower, helper_main
 
 # Rows per statement (the progress is reported between them): about 1/64 of a
 # shard, within bounds.
@@ -89,14 +93,41 @@ def split_point(conn: sqlite3.Connection, marks: list[tuple[int, int]], half: in
     return before_rid
 
 
-def spawn_helper(index: Path, out: Path, lo: int, hi: int) -> subprocess.Popen[str] | None:
+def bytes_at(conn: sqlite3.Connection, marks: list[tuple[int, int]], rid: int) -> int:
+    """About how many log bytes the rows up to ``rid`` came from (``marks`` as built)."""
+    before = 0
+    for end_rid, end in marks:
+        if end_rid >= rid:
+            found = conn.execute("SELECT byte_offset FROM messages WHERE rid = ?",
+                                 (rid,)).fetchone()  # fmt: skip
+            return before + int(found[0]) if found is not None else before
+        before = end
+    return before
+
+
+def forward(progress: Callable[[int, int], None]) -> Callable[[int, int], None]:
+    """``progress(done, total)`` told only of moves forward (its parts are counted apart:
+    while the logs are read, the helper's share is an estimate)."""
+    most = [-1]
+
+    def report(done: int, total: int) -> None:
+        if done > most[0]:
+            most[0] = done
+            progress(done, total)
+
+    return report
+
+
+def spawn_helper(index: Path, out: Path, *args: int | str) -> subprocess.Popen[str] | None:
+    """``python -m`` this module: the newer shard of rows ``lo hi``, or ``follow``."""
     package_root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", __name__, str(index), str(out), str(lo), str(hi)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            [sys.executable, "-m", __name__, str(index), str(out), *map(str, args)],
+            stdin=subprocess.PIPE if "follow" in args else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, env=env)  # fmt: skip
     except OSError:
         return None
@@ -117,16 +148,19 @@ def _follow(child: subprocess.Popen[str], add: Callable[[int], None]) -> threadi
 
 
 def fill(index: Path, upto: int, last: int, report: Report | None = None, *,
-         log_bytes: int) -> None:
+         log_bytes: int, follower: Follower | None = None) -> None:
     """Build both shards of ``index`` (rows ``<= upto`` old, up to ``last`` new) and the
-    CJK pairs, with the split ``upto`` recorded; the FTS tables must be empty.
-    ``log_bytes`` (the size of the logs read) decides whether a helper is worth it."""
+    CJK pairs; the FTS tables must be empty and the split recorded. ``log_bytes`` (the
+    size of the logs read) decides whether a helper is worth it; a ``follower`` is a
+    helper already building the older shard (``follow``), ending at ``upto``."""
     scratch = {name: index.with_name(f"{index.name}.{name}") for name in shards.SHARDS}
     done = [0, 0, 0]  # rows tokenized here, by the helper; the most ever reported
     lock = threading.Lock()
 
     def tell() -> None:  # on the caller's thread only, never going back
         with lock:
+            if follower is not None and ok is not False:
+                done[1] = follower.position()
             done[2] = max(done[2], done[0] + done[1])
         if report is not None:
             report(done[2])
@@ -140,37 +174,58 @@ def fill(index: Path, upto: int, last: int, report: Report | None = None, *,
 
         return add
 
-    conn = _bulk(sqlite3.connect(index))
-    try:
-        shards.set_split(conn, upto)
-    finally:
-        conn.close()
     child = None
+    ok: bool | None = None  # the helper's shard is built (None: not known yet)
     try:
-        helper = last > upto and log_bytes >= HELPER_FROM_BYTES
-        child = spawn_helper(index, scratch[shards.NEW], upto, last) if helper else None
-        reader = _follow(child, count(1)) if child is not None else None
-        build_shard(index, scratch[shards.OLD], shards.OLD, 0, upto, count(0))
-        ok = False  # the newer shard is built (no helper when it has no rows)
+        if follower is not None:
+            child, reader = follower.child, None
+            mine, theirs = (shards.NEW, upto, last), (shards.OLD, 0, upto)
+        else:
+            helper = last > upto and log_bytes >= HELPER_FROM_BYTES
+            child = spawn_helper(index, scratch[shards.NEW], upto, last) if helper else None
+            reader = _follow(child, count(1)) if child is not None else None
+            mine, theirs = (shards.OLD, 0, upto), (shards.NEW, upto, last)
+        build_shard(index, scratch[mine[0]], *mine, count(0))
         if child is not None:
             while child.poll() is None:  # the helper's progress meanwhile
                 tell()
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     child.wait(0.1)
+            (reader or follower).join()  # type: ignore[union-attr]
             ok = child.returncode == 0
-            assert reader is not None
-            reader.join()
-        if not ok:  # no helper, or it failed: the newer shard is built here
+            if follower is not None:
+                ok = ok and follower.rows == _rows(index, 0, upto)
+        if not ok:  # no helper, or it failed: its shard is built here
             with lock:
-                done[1] = 0  # its rows are counted again as they are built here
-            build_shard(index, scratch[shards.NEW], shards.NEW, upto, last, count(0))
+                ok, done[1] = False, 0  # its rows are counted again as they are built here
+            build_shard(index, scratch[theirs[0]], *theirs, count(0))
         _copy_in(index, scratch)
     finally:
         if child is not None and child.poll() is None:  # interrupted: the helper goes too
             child.kill()
             child.wait()
+        if follower is not None:
+            follower.close()
         for path in scratch.values():
             path.unlink(missing_ok=True)
+
+
+def _rows(index: Path, lo: int, hi: int) -> int:
+    conn = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT count(*) FROM messages WHERE rid > ? AND rid <= ?",
+                                (lo, hi)).fetchone()[0])  # fmt: skip
+    finally:
+        conn.close()
+
+
+def start_follower(index: Path) -> Follower | None:
+    """The helper of a big rebuild, started before the logs are read (``follow``)."""
+    out = index.with_name(f"{index.name}.{shards.OLD}")
+    child = spawn_helper(index, out, "follow")
+    if child is None:
+        return None
+    return Follower(child)
 
 
 def _copy_in(index: Path, scratch: dict[str, Path]) -> None:
@@ -212,6 +267,8 @@ def _alive(pid: int) -> bool:
 
 
 def _main(argv: list[str]) -> int:
+    if argv[2:] == ["follow"]:
+        return helper_main(Path(argv[0]), Path(argv[1]), _bulk)
     index, out, lo, hi = Path(argv[0]), Path(argv[1]), int(argv[2]), int(argv[3])
 
     def tell(n: int) -> None:

@@ -1,0 +1,196 @@
+"""Tokenizing while the logs are still being read: the helper of a big rebuild follows.
+
+Reading and parsing the logs runs on one core; the FTS build afterwards on two.
+So that the second core is not idle meanwhile, the helper process is started
+before the logs are read and builds the older shard (``shards.OLD``) from the
+rows the rebuild has already committed to its temp index (in WAL mode, so the
+helper reads while the rows after them are written). Rows are handed out in
+steps: the helper asks for the next step (one ``want`` line on its stdout) and
+gets ``go <rid>`` (tokenize up to that rowid) or, once every log is read,
+``end <rid>`` (the split: tokenize up to it and stop). Because the helper never
+gets ahead of what it was granted, the rebuild can put the split where both
+processes have about as much left to do, at or after the last grant.
+
+The rows of a log are committed only after the whole log was read, and nothing
+a later log says changes them, so what the helper read is what the index holds;
+the rebuild still checks the helper's row count (``rows <n>``) before using its
+shard. Its progress is ``n <rowids>`` lines, like the shard builder's. It stops
+(and removes its file) when its stdin ends without an ``end``: the rebuild died.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from . import cjk, shards
+
+# Rowids per step: small enough that the split can be put where the work balances,
+# big enough that the round trips cost nothing (the helper asks for the next step
+# before it tokenizes the current one).
+STEP = 1000
+
+
+class Follower:
+    """The rebuild's side: hands committed rows to the helper, step by step."""
+
+    def __init__(self, child: subprocess.Popen[str]) -> None:
+        self.child = child
+        self.done = 0  # rowids the helper reports tokenized
+        self.rows: int | None = None  # the helper's row count, once it has finished
+        self._committed = 0
+        self._granted = 0
+        self._end: int | None = None
+        self._closing = False
+        self._wants = 0  # requests not answered yet
+        self._cond = threading.Condition()
+        self._threads = [threading.Thread(target=self._serve, daemon=True),
+                         threading.Thread(target=self._answer, daemon=True)]  # fmt: skip
+        for thread in self._threads:
+            thread.start()
+
+    def committed(self, rid: int) -> None:
+        """The rows up to ``rid`` are committed: the helper may read them."""
+        with self._cond:
+            self._committed = rid
+            self._cond.notify_all()
+
+    def finish(self, upto: int) -> int:
+        """Every row is committed: the helper's shard ends at ``upto``, or at what it
+        was already granted if that is further. Returns the split."""
+        with self._cond:
+            self._end = max(upto, self._granted)
+            self._cond.notify_all()
+            return self._end
+
+    def position(self) -> int:
+        with self._cond:
+            return self.done
+
+    def share(self, rows: int, done: int) -> int:
+        """The helper's progress while the logs are read, in log bytes: what it has
+        tokenized of the ``rows`` rows read from ``done`` bytes so far."""
+        return self.position() * done // max(rows, 1)
+
+    def join(self) -> None:
+        for thread in self._threads:
+            thread.join()
+
+    def close(self) -> None:
+        """Stop the helper if it still runs (the rebuild failed) and close its pipes."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        if self.child.poll() is None:
+            self.child.kill()
+            self.child.wait()
+        self.join()
+        for pipe in (self.child.stdin, self.child.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+    def _answer(self) -> None:
+        """Answer the helper's requests, each once there is something to grant."""
+        into = self.child.stdin
+        assert into is not None
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closing or (self._wants > 0 and (
+                    self._end is not None or self._committed > self._granted)))  # fmt: skip
+                if self._closing:
+                    return
+                self._wants -= 1
+                if self._end is not None:
+                    self._granted = self._end
+                    grant = f"end {self._end}\n"
+                else:
+                    self._granted = min(self._committed, self._granted + STEP)
+                    grant = f"go {self._granted}\n"
+            try:
+                into.write(grant)
+                into.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                return  # the helper is gone; its exit status says so
+            if grant.startswith("end"):
+                return
+
+    def _serve(self) -> None:
+        """Read the helper's lines until it exits: progress, requests, its row count."""
+        out = self.child.stdout
+        assert out is not None
+        for line in out:
+            word, _, arg = line.strip().partition(" ")
+            with self._cond:
+                if word == "n" and arg.isdigit():
+                    self.done += int(arg)
+                elif word == "rows" and arg.isdigit():
+                    self.rows = int(arg)
+                elif word == "want":
+                    self._wants += 1
+                    self._cond.notify_all()
+        with self._cond:  # the helper is gone: nothing more to answer
+            self._closing = True
+            self._cond.notify_all()
+
+
+def run_helper(index: Path, out: Path, bulk: Callable[[sqlite3.Connection], sqlite3.Connection],
+               ask: Callable[[], str], tell: Callable[[str], None]) -> int:
+    """The helper's side: build the older shard of ``index`` into ``out`` from the rows
+    it is granted (``ask()`` is the next line from the rebuild, ``''`` at its end)."""
+    name = shards.OLD
+    out.unlink(missing_ok=True)
+    conn = bulk(sqlite3.connect(out))
+    src: sqlite3.Connection | None = None
+    try:
+        conn.execute(shards.ddl(name, shards.ROWS[name]))
+        conn.execute(cjk.SCHEMA)
+        conn.execute("BEGIN")
+        done = rows = 0
+        tell("want")
+        while True:
+            word, _, arg = ask().strip().partition(" ")
+            if word not in ("go", "end") or not arg.isdigit():
+                conn.close()
+                out.unlink(missing_ok=True)
+                return 1  # the rebuild is gone
+            if word == "go":
+                tell("want")  # the next step is granted while this one is tokenized
+            hi = int(arg)
+            if src is None:
+                src = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
+            while done < hi:
+                end = min(hi, done + STEP)
+                found = src.execute("SELECT rid, text FROM messages WHERE rid > ? AND rid <= ?",
+                                    (done, end)).fetchall()  # fmt: skip
+                conn.executemany(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)", found)
+                cjk.add(conn, found)
+                rows += len(found)
+                tell(f"n {end - done}")
+                done = end
+            if word == "end":
+                break
+        conn.execute("COMMIT")
+        tell(f"rows {rows}")
+        return 0
+    except BaseException:  # the rebuild is gone (a broken pipe), or this failed
+        conn.close()
+        out.unlink(missing_ok=True)
+        raise
+    finally:
+        if src is not None:
+            src.close()
+        conn.close()
+
+
+def helper_main(index: Path, out: Path,
+                bulk: Callable[[sqlite3.Connection], sqlite3.Connection]) -> int:
+    def tell(line: str) -> None:
+        print(line, flush=True)
+
+    return run_helper(index, out, bulk, sys.stdin.readline, tell)

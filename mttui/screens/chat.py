@@ -113,10 +113,6 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
     def history(self) -> HistoryView:
         return self.query_one(HistoryView)
 
-    @property
-    def status(self) -> StatusBar:
-        return self.query_one(StatusBar)
-
     def _page(self, **query: Any) -> HistoryPage:
         sid = self.chat.session_id
         if sid is None:
@@ -145,6 +141,8 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
     def watch_state(self, state: str) -> None:
         self.status.state = state
         self.query_one(PromptArea).set_class(state not in ("idle", "read-only"), "-busy")
+        if state != "opening":
+            self.call_after_refresh(self.release_held_send)
 
     # -- what the workers say ------------------------------------------------------
     def on_state_changed(self, message: StateChanged) -> None:

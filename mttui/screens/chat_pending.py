@@ -25,6 +25,7 @@ from mttui.messages import RunEventMessage
 from mttui.session.errors import MttuiError
 from mttui.widgets.pending_lane import EditQueuedScreen, LaneAction, PendingLane
 from mttui.widgets.prompt import PromptArea
+from mttui.widgets.status import StatusBar
 
 from .chat_messages import Accepted, Kick, LaneRows, Note, SendAgain, StateChanged
 
@@ -52,6 +53,7 @@ class PendingChat(Screen[None]):
         super().__init__()
         self._receipts: list[str] = []  # steers read during the current run
         self._draining = False
+        self._held_send: str | None = None  # enter pressed while the session opened
         self.leaving = False
 
     # what the chat screen provides
@@ -66,6 +68,10 @@ class PendingChat(Screen[None]):
 
     def send_text(self, text: str) -> object:
         raise NotImplementedError
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
 
     @property
     def lane(self) -> PendingLane:
@@ -187,11 +193,27 @@ class PendingChat(Screen[None]):
 
     # -- keys -----------------------------------------------------------------------------
     def pending_submit(self, event: PromptArea.Submitted) -> bool:
-        """``enter``: while a run is busy the text is queued (``True``: handled)."""
+        """``enter``: while a run is busy the text is queued; while the session is still
+        opening it is held and sent once it is open (``True``: handled)."""
+        if self.state == "opening":
+            self._held_send = event.text
+            self.status.note = "sends when the session is open"
+            return True
         if self.state == "read-only" or not self.busy:
             return False
         self._queue_text(event.text)
         return True
+
+    def release_held_send(self) -> None:
+        """The open ended (``state`` left "opening"): an Enter pressed meanwhile is taken
+        now, as if pressed at this moment — unless the text was changed since."""
+        held, self._held_send = self._held_send, None
+        if held is None:
+            return
+        self.status.note = ""
+        prompt = self.query_one("#prompt", PromptArea)
+        if prompt.text == held:
+            prompt.action_submit()
 
     def action_steer(self) -> None:
         prompt = self.query_one("#prompt", PromptArea)

@@ -53,3 +53,14 @@ def test_the_parser_reads_a_hostile_paste_as_one_paste_and_no_keys() -> None:
     pastes = [t.text for t in tokens if isinstance(t, events.Paste)]
     assert pastes == ["ared\nline two  tail"]
     assert keys == ["q"]  # typed after the paste; nothing from inside it
+
+
+def _keys(parser: GuardedParser, *reads: str) -> list[str]:
+    return [t.key for r in reads for t in parser.feed(r) if isinstance(t, events.Key)]
+
+
+def test_a_line_feed_typed_before_raw_mode_is_enter_and_later_ones_stay_ctrl_j() -> None:
+    # "hé\n" typed ahead is 4 bytes (é is two); what follows was typed in raw mode.
+    parser = GuardedParser(early=4)
+    assert _keys(parser, "h", "é\nx\n") == ["h", "é", "enter", "x", "ctrl+j"]
+    assert _keys(GuardedParser(), "a\n") == ["a", "ctrl+j"]

@@ -89,3 +89,16 @@ cjk_text = st.text(st.sampled_from("缓存修复日志キャッシュ캐시ㄱ�
 @given(text=cjk_text)
 def test_the_pairs_of_a_text_are_every_adjacent_cjk_pair(text: str) -> None:
     assert cjk.grams(text) == _pairs_one_by_one(text)
+
+
+def test_a_pair_is_two_characters_of_the_cjk_ranges() -> None:
+    edges = [0x303F, 0x3040, 0x30FF, 0x3100, 0x33FF, 0x3400, 0x4DBF, 0x4DC0, 0x4DFF, 0x4E00,
+             0x9FFF, 0xA000, 0xABFF, 0xAC00, 0xD7AF, 0xD7B0, 0xF8FF, 0xF900, 0xFAFF, 0xFB00]
+    cjk_class = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+    for a in edges + [ord("a")]:
+        for b in edges:
+            pair = chr(a) + chr(b)
+            expected = bool(cjk_class.match(pair[0]) and cjk_class.match(pair[1]))
+            assert cjk.is_pair(pair) is expected, pair
+    assert cjk.is_pair("缓存") and not cjk.is_pair("缓") and not cjk.is_pair("缓存区")
+    assert cjk.grams("ab缓存x区域") == {cjk.pack("缓存"), cjk.pack("区域")}

@@ -27,7 +27,6 @@ from mttui.session.fork_copy import Copied, CopyPlan, copy_lines, prepare
 from mttui.session.index.fork_rows import index_fork
 from mttui.session.models import SessionInfo
 from mttui.session.record_check import checked, is_integer
-from mttui.session.record_types import Message, Record
 from mttui.session.records import iso_timestamp
 from mttui.session.resume.facts import facts_for_path
 from mttui.session.service import SessionService
@@ -36,6 +35,7 @@ from mttui.session.transcript import fold
 
 if TYPE_CHECKING:
     from mttui.config import Settings
+    from mttui.session.record_types import Message, Record
 
 
 class ForkRefused(MttuiError):
@@ -195,7 +195,7 @@ def _copied_view(copied: Copied, path: Path, session_id: str,
         return facts.summary, facts.view
     parsed: list[dict[str, object]] = json.loads(data + b"]")
     # as the reader has them: a field of the wrong type left out (record_check)
-    records = [cast(Record, rec if _plain(rec) else checked(cast(dict, rec))[0])
+    records = [cast("Record", rec if _plain(rec) else checked(cast(dict, rec))[0])
                for rec in parsed]
     return fold(records).model_view()
 

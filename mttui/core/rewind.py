@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from mttui.session.errors import MttuiError
 from mttui.session.models import SessionInfo
-from mttui.session.record_types import Record
 from mttui.session.records import new_id
 from mttui.session.service import SessionService
 from mttui.session.snapshots import ShadowRepo, git_available
@@ -31,6 +30,7 @@ from mttui.session.writer import SessionWriter
 
 if TYPE_CHECKING:
     from mttui.config import Settings
+    from mttui.session.record_types import Record
 
     from .handle import SessionHandle
 

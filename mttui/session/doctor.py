@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import checkpoint_store
 from .delete import finish_delete
@@ -30,10 +31,12 @@ from .models import DoctorReport, Problem, ReindexResult
 from .paths import DIR_MODE, FILE_MODE, Layout
 from .pending import message_of
 from .reader import ReadStats, read_all
-from .record_types import Record
 from .records import parse_session_filename
 from .resume.check import plan_from_log
 from .transcript import fold
+
+if TYPE_CHECKING:
+    from .record_types import Record
 
 
 def _problem(sid: str | None, code: str, message: str) -> Problem:

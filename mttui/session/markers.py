@@ -10,11 +10,13 @@ exact.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from .plain import Plain
 from .reader import parse_line
-from .record_types import Record
+
+if TYPE_CHECKING:
+    from .record_types import Record
 
 MarkerKind = Literal["compression", "resumed", "cleared", "rewind", "resolution", "denial"]
 

@@ -9,8 +9,11 @@ the rewound branch in between. The abandoned messages stay in the history.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .record_types import Compression, Message, Record
+if TYPE_CHECKING:
+    from .record_types import Compression, Message, Record
+
 
 
 @dataclass

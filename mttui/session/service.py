@@ -7,7 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from .errors import MttuiError, SessionNotFound
 from .index import ingest, marker_rows, owed, queries
@@ -30,13 +30,15 @@ from .models import (
 )
 from .paths import Layout, ensure_dir, project_hash
 from .reader import ReadStats, first_record, read_all, read_records
-from .record_types import Record
 from .records import new_id, new_session_id, session_filename, utc_now
 from .refs import resolve_ref
 from .totals import OpenState, indexed_open, indexed_thread, project_grants
 from .usage import last_usage
 from .warn import warn
 from .writer import SessionWriter
+
+if TYPE_CHECKING:
+    from .record_types import Record
 
 APP_VERSION = "0.1.0"
 T = TypeVar("T")

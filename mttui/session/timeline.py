@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .reader import iter_lines, parse_line
-from .record_types import Record
+
+if TYPE_CHECKING:
+    from .record_types import Record
 
 _KINDS = (b'"type":"file_checkpoint"', b'"type":"rewind', b'"type":"tool_resolution"')
 

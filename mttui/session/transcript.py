@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from .pending import QUEUED_STATES, Lane, message_of, read_ids
-from .record_types import (
-    ApprovalRequest,
-    Compression,
-    Message,
-    Record,
-    ToolDispatch,
-)
 from .rewind_view import RewindState
+
+if TYPE_CHECKING:
+    from .record_types import ApprovalRequest, Compression, Message, Record, ToolDispatch
 
 __all__ = ["QUEUED_STATES", "Transcript", "fold", "in_model_view"]
 
@@ -98,7 +94,7 @@ def fold(
     with the messages its first ``compression`` record kept).
     """
     t = Transcript()
-    t.messages = [Message(**m) for m in seed or []]
+    t.messages = [cast("Message", dict(m)) for m in seed or []]
     by_id: dict[str, Message] = {m.get("id", ""): m for m in t.messages}
     for rec in records:
         kind = rec.get("type")
@@ -112,7 +108,7 @@ def fold(
             t.thread_id = rec["thread_id"]
             t.thread_ids.append(rec["thread_id"])
         elif (found := message_of(rec)) is not None:  # also a steer, a taken queue item
-            msg = Message(**found)
+            msg = cast("Message", dict(found))
             msg.setdefault("created_at", rec.get("timestamp"))
             if msg.get("id") in by_id:  # a duplicate append: keep the first
                 continue
@@ -126,7 +122,7 @@ def fold(
                         target[key] = rec[key]
             t.pending.apply(rec)
         elif kind == "compression":
-            t.last_compression = cast(Compression, rec)
+            t.last_compression = cast("Compression", rec)
             t.after_compression_from = len(t.messages)
             t.compressions += 1
             t.rewinds.compressions.append((len(t.messages), t.last_compression))
@@ -142,7 +138,7 @@ def fold(
             t.after_compression_from = len(t.messages)
             t.rewinds.clear(len(t.messages))
         elif kind == "approval_request":
-            t.open_requests[rec.get("request_id", "")] = cast(ApprovalRequest, rec)
+            t.open_requests[rec.get("request_id", "")] = cast("ApprovalRequest", rec)
             t.requests_seen.add(rec.get("request_id", ""))
         elif kind == "approval_decision":
             rid = rec.get("request_id", "")
@@ -152,7 +148,7 @@ def fold(
         elif kind == "grant_revoked":
             t.remembered_tools.difference_update(rec.get("tools") or [])
         elif kind == "tool_dispatch":
-            t.dispatched[rec.get("call_id", "")] = cast(ToolDispatch, rec)
+            t.dispatched[rec.get("call_id", "")] = cast("ToolDispatch", rec)
             t.dispatch_names[rec.get("call_id", "")] = str(rec.get("tool_name") or "")
         elif kind == "tool_outcome":
             t.outcomes[rec.get("call_id", "")] = rec.get("status", "")

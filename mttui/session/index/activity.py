@@ -6,7 +6,11 @@ to the top of the session list.
 
 from __future__ import annotations
 
-from ..record_types import Record
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..record_types import Record
+
 
 # records that describe the session, not its conversation
 NOT_ACTIVITY = frozenset({"session_end", "session_resumed", "grant_revoked"})

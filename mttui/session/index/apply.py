@@ -11,15 +11,18 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ..markers import RECORD_KINDS, marker_of
 from ..pending import message_of, read_ids
-from ..record_types import Record
 from ..records import iso_timestamp, parse_timestamp, title_from_text
 from . import cjk, ledger_rows, marker_rows, owed, shards
 from .activity import is_activity
 from .pending_rows import PendingProjection, move_to_end
 from .schema import SessionRow, SQLValue
+
+if TYPE_CHECKING:
+    from ..record_types import Record
 
 _CANON_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 PREVIEW_CHARS = 120

@@ -15,14 +15,27 @@ import re
 import sqlite3
 from array import array
 from collections.abc import Iterable
+from functools import cache
 
 # Hiragana, Katakana, CJK extension A, unified ideographs, Hangul syllables, compatibility
-_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_RUN = re.compile(f"[{_CHARS}]{{2,}}")
-# The same runs, spelt so that the regex engine skips to a first CJK character in C
-# (``{2,}`` makes it try every position in turn: 2-3× slower on long tool output).
-_RUNS = re.compile(f"[{_CHARS}][{_CHARS}]+")
+_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF),
+           (0xF900, 0xFAFF))  # fmt: skip
+_CHARS = "".join(f"{chr(a)}-{chr(b)}" for a, b in _RANGES)
 _I4 = array("I").itemsize == 4  # code points are read as 4-byte integers
+
+
+@cache
+def _runs() -> re.Pattern[str]:
+    """Runs of 2+ CJK characters, spelt so that the regex engine skips to a first CJK
+    character in C (``{2,}`` makes it try every position in turn: 2-3× slower on long
+    tool output). Compiled on first use: ~8 ms that a fresh `mttui search` or start of
+    the TUI would otherwise pay for ASCII-only work."""
+    return re.compile(f"[{_CHARS}][{_CHARS}]+")
+
+
+def is_cjk(char: str) -> bool:
+    code = ord(char)
+    return any(a <= code <= b for a, b in _RANGES)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cjk_grams (
@@ -41,7 +54,7 @@ def grams(text: str) -> set[int]:
     """The distinct adjacent CJK pairs of ``text``, packed."""
     if text.isascii():  # most text, source code above all: no scan at all
         return set()
-    runs = _RUNS.findall(text)
+    runs = _runs().findall(text)
     if not runs:
         return set()
     # The code points of every run, runs apart by a 0 (no pair spans two runs).
@@ -52,7 +65,7 @@ def grams(text: str) -> set[int]:
 
 def is_pair(token: str) -> bool:
     """A 2-character query token both of whose characters are CJK."""
-    return len(token) == 2 and _RUN.fullmatch(token) is not None
+    return len(token) == 2 and is_cjk(token[0]) and is_cjk(token[1])
 
 
 def add(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> None:

@@ -12,16 +12,18 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TypedDict, cast
+from typing import TYPE_CHECKING, Protocol, TypedDict, cast
 
 from .. import checkpoint_store
 from ..errors import SessionNotFound
 from ..lock import holder_pid
 from ..paths import Layout
 from ..reader import ReadStats
-from ..record_types import ApprovalCall
 from ..transcript import Transcript, in_model_view
 from .facts import LogFacts, facts_from_transcript, load_facts
+
+if TYPE_CHECKING:
+    from ..record_types import ApprovalCall
 
 # The order warnings are listed in (resume.md "Codes").
 WARNING_ORDER = (

@@ -21,16 +21,18 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..index.ingest import session_row
 from ..index.schema import open_index
 from ..models import SessionInfo
 from ..paths import Layout
 from ..reader import ReadStats, first_record, read_all, read_record_at, read_records
-from ..record_types import Compression, Message, Record
 from ..transcript import QUEUED_STATES, Transcript, fold
 from .lookup import bare_info, last_open_run, resolve
+
+if TYPE_CHECKING:
+    from ..record_types import Compression, Message, Record
 
 INDEX_VERSION_NEEDED = 2  # the schema that stores ``compression_offset``
 
@@ -251,7 +253,7 @@ def _kept_messages(
         kept_msg = None if rec is None else rec.get("message")
         if rec is None or not isinstance(kept_msg, dict):
             return None
-        msg = Message(**kept_msg)
+        msg = cast("Message", dict(kept_msg))
         msg.setdefault("created_at", rec.get("timestamp"))
         msg["status"], msg["content"] = status, text
         out.append(msg)

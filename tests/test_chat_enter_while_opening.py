@@ -84,3 +84,41 @@ async def test_text_changed_while_opening_is_not_sent(service, monkeypatch) -> N
         assert "first draft" in prompt.text
         assert chat.query_one(StatusBar).note != "sends when the session is open"
     assert _user_texts(service, sid) == ["hello"]
+
+
+async def test_escape_takes_back_an_enter_pressed_while_opening(service, monkeypatch) -> None:
+    sid = _session(service)
+    go = _slow_open(monkeypatch)
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
+        chat = app.screen
+        prompt = chat.query_one(PromptArea)
+        prompt.focus()
+        prompt.text = "changed my mind"
+        await pilot.press("enter")
+        await pilot.press("escape")
+        assert chat.query_one(StatusBar).note == "not sent: press enter again to send"
+        go.set()
+        await wait_for(pilot, lambda: chat.state == "idle")
+        await pilot.pause(0.2)
+        assert prompt.text == "changed my mind"
+    assert _user_texts(service, sid) == ["hello"]
+
+
+async def test_leaving_while_opening_sends_nothing(service, monkeypatch) -> None:
+    sid = _session(service)
+    go = _slow_open(monkeypatch)
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
+        chat = app.screen
+        prompt = chat.query_one(PromptArea)
+        prompt.focus()
+        prompt.text = "left before it opened"
+        await pilot.press("enter")
+        threading.Timer(0.3, go.set).start()  # the open ends while the chat closes
+        await pilot.press("ctrl+o")  # back to the sessions (waits for the open)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChatScreen))
+        await pilot.pause(0.5)
+    assert _user_texts(service, sid) == ["hello"]

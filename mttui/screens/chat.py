@@ -332,6 +332,8 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
     def action_stop(self) -> None:
         """``escape``: stops a run; while an approval waits it focuses the approval
         (where ``escape`` denies), so a stray key never decides."""
+        if self.cancel_held_send():  # enter pressed while the session opened
+            return
         if self.state == "awaiting approval" and self.focus_approval():
             return
         if self.state in ("running", "starting") and self.chat.handle is not None:

@@ -208,12 +208,20 @@ class PendingChat(Screen[None]):
         """The open ended (``state`` left "opening"): an Enter pressed meanwhile is taken
         now, as if pressed at this moment — unless the text was changed since."""
         held, self._held_send = self._held_send, None
-        if held is None:
-            return
+        if held is None or self.leaving or self.app.screen is not self:
+            return  # the chat was left meanwhile: nothing is sent from a closed screen
         self.status.note = ""
         prompt = self.query_one("#prompt", PromptArea)
         if prompt.text == held:
             prompt.action_submit()
+
+    def cancel_held_send(self) -> bool:
+        """``escape`` while an Enter is held for the open: it is not sent (text kept)."""
+        if self._held_send is None:
+            return False
+        self._held_send = None
+        self.status.note = "not sent: press enter again to send"
+        return True
 
     def action_steer(self) -> None:
         prompt = self.query_one("#prompt", PromptArea)

@@ -3,12 +3,11 @@ the prompt (nothing is sent until enter), and is sent whole."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.terminal import app_command, app_env, until
+from tests.support.terminal import app_command, app_env, sent_texts, until
 
 # Colours, a line break, ESC ESC 1 (Escape then "1" if read as keys), a title sequence.
 HOSTILE = "first\x1b[31m red\x1b[0m\nsecond \x1b\x1b1 line\x1b]0;t\x07 end"
@@ -34,8 +33,4 @@ def test_a_hostile_paste_is_not_typed_as_keys(tmux_server: Callable[..., str], h
     assert not list(home.rglob("session-*.jsonl")), "nothing is sent before enter"
     tmux_server("send-keys", "-t", "main", "Enter")
     until(lambda: "Offline answer" in screen(), 30, "the answer to the whole paste")
-    logs = list(home.rglob("session-*.jsonl"))
-    assert len(logs) == 1
-    sent = [json.loads(line)["message"]["content"] for line in logs[0].read_text().splitlines()
-            if '"transcript_message"' in line and '"role":"user"' in line.replace(" ", "")]
-    assert sent == ["first red\nsecond  line end"]
+    assert sent_texts(home) == ["first red\nsecond  line end"]

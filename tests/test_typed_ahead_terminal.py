@@ -4,12 +4,11 @@ prompt as a line break."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.terminal import app_command, app_env, until
+from tests.support.terminal import app_command, app_env, sent_texts, until
 
 
 def test_enter_typed_before_the_app_took_the_terminal_sends(
@@ -24,8 +23,4 @@ def test_enter_typed_before_the_app_took_the_terminal_sends(
     tmux_server("send-keys", "-t", "main", "Enter")
     screen = lambda: tmux_server("capture-pane", "-p", "-t", "main")  # noqa: E731
     until(lambda: "Offline answer" in screen(), 40, "the answer to the message typed ahead")
-    logs = list(home.rglob("session-*.jsonl"))
-    assert len(logs) == 1
-    sent = [json.loads(line)["message"]["content"] for line in logs[0].read_text().splitlines()
-            if '"transcript_message"' in line and '"role":"user"' in line.replace(" ", "")]
-    assert sent == ["typed ahead"]
+    assert sent_texts(home) == ["typed ahead"]

@@ -3,6 +3,7 @@ the command line that starts the app with a test home."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
@@ -36,3 +37,11 @@ def app_command(project: Path, env: dict[str, str], *args: str) -> str:
     argv = " ".join(shlex.quote(a) for a in args)
     return (f"cd {shlex.quote(str(project))} && env {exports} "
             f"{shlex.quote(sys.executable)} -m mttui.cli {argv}").rstrip()
+
+
+def sent_texts(home: Path) -> list[str]:
+    """The user messages of the one session log under ``home``, in order."""
+    logs = list(home.rglob("session-*.jsonl"))
+    assert len(logs) == 1, logs
+    return [json.loads(line)["message"]["content"] for line in logs[0].read_text().splitlines()
+            if '"transcript_message"' in line and '"role":"user"' in line.replace(" ", "")]

@@ -7,6 +7,7 @@ resume applied, only when something will be written. No Textual here.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +39,7 @@ class ChatSession:
         self.handle: SessionHandle | None = None
         self.read_only: str | None = None  # why the session cannot be written
         self.on_output: Callable[[ToolOutput], None] | None = None  # live tool output
+        self._created = threading.Event()  # create() ended (made the session or failed)
 
     @property
     def session_id(self) -> str | None:
@@ -86,11 +88,18 @@ class ChatSession:
 
     def create(self, first_text: str) -> SessionHandle:
         """A new session in the service's project, titled from the first message."""
-        self.handle = SessionHandle.create(self.service, self.settings, first_text,
-                                           self.factory)
-        self._watch_output(self.handle)
-        self.info = self.service.get(self.handle.session_id)
-        return self.handle
+        try:
+            self.handle = SessionHandle.create(self.service, self.settings, first_text,
+                                               self.factory)
+            self._watch_output(self.handle)
+            self.info = self.service.get(self.handle.session_id)
+            return self.handle
+        finally:
+            self._created.set()
+
+    def wait_created(self, timeout: float) -> bool:
+        """Wait (worker thread) for a :meth:`create` under way to end; whether it has."""
+        return self._created.wait(timeout)
 
     def _watch_output(self, handle: SessionHandle) -> None:
         """Running tools report their output's tail to :attr:`on_output` (any thread)."""

@@ -73,8 +73,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         Binding("ctrl+f", "search", "Search", id="search_session"),
         Binding("ctrl+o", "back", "Sessions", id="back", priority=True),
         Binding("pageup", "page(-1)", "Scroll up", id="page_up", show=False, priority=True),
-        Binding("pagedown", "page(1)", "Scroll down", id="page_down", show=False,
-                priority=True),
+        Binding("pagedown", "page(1)", "Scroll down", id="page_down", show=False, priority=True),
         Binding("f", "fork_selected", "Fork here", id="fork_here", show=False),
         Binding("d", "settle('mark-done')", "Mark done", id="mark_done", show=False),
         Binding("x", "settle('mark-failed')", "Mark failed", id="mark_failed", show=False),
@@ -229,15 +228,20 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
     @on(PromptArea.Submitted)
     def _submitted(self, event: PromptArea.Submitted) -> None:
         event.stop()
+        self._act_on(event)
+        if not event.taken:  # refused, held, or queued (Accepted takes it): it stays
+            event.prompt.give_back(event.text)
+
+    def _act_on(self, event: PromptArea.Submitted) -> None:
         command = event.text.strip()
         if self.slash_submit(event):  # /rewind /fork /help /clear /model /usage /exit …
             return
         if command == "/compact" or command.startswith("/compact "):  # /compact [instructions]
             if self.start_compaction(command[len("/compact"):].strip() or None):
-                event.prompt.clear()
+                event.take()
             return
         if command == "/permissions":  # the session's grants, revocable
-            event.prompt.clear()
+            event.take()
             self.refresh_grants(show=True)
             return
         if self.state == "read-only":
@@ -250,7 +254,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
                         severity="warning")
             return
         text = event.text
-        event.prompt.clear()
+        event.take()
         if self.history.has_newer:
             self.history.load_newest()
         else:  # follow the conversation, also when it was scrolled up

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from mttui.core.pending import PendingInputs
 
 BUSY = ("starting", "running", "stopping", "awaiting approval")
+CREATE_WAIT = 60.0  # seconds a queued text waits for its new session to be created
 Row = dict[str, Any]
 
 
@@ -258,8 +259,9 @@ class PendingChat(Screen[None]):
     @on(Accepted)
     def _accepted(self, message: Accepted) -> None:
         prompt = self.query_one("#prompt", PromptArea)
-        if prompt.text == message.text:  # not if the user typed on meanwhile
-            prompt.clear()
+        if prompt.text.startswith(message.text):  # given back; what was typed since stays
+            prompt.text = prompt.text[len(message.text):]
+            prompt.move_cursor(prompt.document.end)
         if message.what == "steer" and not self.busy:  # the run ended meanwhile: take it
             self.state = "starting"
             self._resume_and_drain()
@@ -286,6 +288,10 @@ class PendingChat(Screen[None]):
         self.drain_now()
 
     def _open_pending(self) -> PendingInputs | None:
+        if self.chat.info is None and self.busy:
+            # A new chat's first message is still creating the session (the run
+            # worker): what is queued meanwhile waits for it instead of being refused.
+            self.chat.wait_created(CREATE_WAIT)
         if self.chat.handle is None and self.chat.info is not None:
             self.chat.open_for_writing()
         pending = self._pending()

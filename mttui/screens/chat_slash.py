@@ -152,7 +152,7 @@ class SlashChat(KeysChat):
         """Handle ``event`` when it is a command (``True``); ``False``: send it."""
         self.query_one(CompletionList).hide()
         if time_travel_command(self, event.text):  # /rewind, /rewind undo, /fork: pickers
-            event.prompt.clear()
+            event.take()
             return True
         parsed = parse(event.text, self.settings.provider)
         if parsed is None:
@@ -171,7 +171,7 @@ class SlashChat(KeysChat):
             return True
         if parsed.name == "permissions" and not parsed.args:
             return False  # the permissions dialog
-        event.prompt.clear()
+        event.take()
         if parsed.name in ("help", "exit"):
             self.call_later(self.app.run_action, "help" if parsed.name == "help" else "quit")
         elif parsed.name == "mcp":  # the dialog starts the servers in its own worker

@@ -28,10 +28,18 @@ class PromptArea(TextArea):
     ]
 
     class Submitted(Message):
+        """Enter on a text. The prompt is already empty (cleared in typing order, so
+        keys typed after the enter start the next text); a handler that acts on the text
+        calls :meth:`take`, else :meth:`PromptArea.give_back` returns it."""
+
         def __init__(self, prompt: PromptArea, text: str) -> None:
             super().__init__()
             self.prompt = prompt
             self.text = text
+            self.taken = False
+
+        def take(self) -> None:
+            self.taken = True
 
     def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
@@ -64,7 +72,13 @@ class PromptArea(TextArea):
         text = self.text
         if not text.strip():
             return
+        self.clear()
         self.post_message(self.Submitted(self, text))
+
+    def give_back(self, text: str) -> None:
+        """A submitted text not acted on goes back, before whatever was typed since."""
+        self.text = text + self.text
+        self.move_cursor(self.document.end)
 
     def action_newline(self) -> None:
         if not self.read_only:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import functools
 import os
+import sys
 import termios
 from collections.abc import Iterable
 from itertools import chain
@@ -52,11 +53,13 @@ class GuardedParser(linux_driver.XTermParser):
 
 def typed_ahead(fileno: int) -> int:
     """Bytes waiting to be read on the terminal ``fileno`` (0 when it can't tell)."""
+    if not os.isatty(fileno):
+        return 0
     try:
         buf = fcntl.ioctl(fileno, termios.FIONREAD, b"\0\0\0\0")
     except OSError:
         return 0
-    return int.from_bytes(buf, "little") if os.isatty(fileno) else 0
+    return int.from_bytes(buf, sys.byteorder)  # a C int, in the machine's byte order
 
 
 class GuardedLinuxDriver(linux_driver.LinuxDriver):

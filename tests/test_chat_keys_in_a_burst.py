@@ -26,14 +26,20 @@ def user_texts(service: SessionService) -> list[str]:
             and r["message"].get("role") == "user"]
 
 
+async def new_chat(pilot) -> ChatScreen:
+    """The app's new chat (as `mttui` in a new project), its prompt focused."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChatScreen))
+    chat = pilot.app.screen
+    chat.query_one(PromptArea).focus()
+    await pilot.pause()
+    return chat
+
+
 async def test_a_second_message_in_a_burst_is_queued_for_the_new_session(
         service: SessionService) -> None:
-    app = make_app(service, open_browser=False)  # a new chat, as `mttui` in a new project
+    app = make_app(service, open_browser=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
-        chat = app.screen
-        chat.query_one(PromptArea).focus()
-        await pilot.pause()
+        chat = await new_chat(pilot)
         burst(app, "first\nsecond\n")
         await wait_for(pilot, lambda: len(service.list_sessions().sessions) == 1
                        and user_texts(service) == ["first", "second"]
@@ -45,13 +51,10 @@ async def test_a_second_message_in_a_burst_is_queued_for_the_new_session(
 
 async def test_text_typed_right_after_enter_stays_in_the_prompt(
         service: SessionService) -> None:
-    app = make_app(service, open_browser=False)  # a new chat, as `mttui` in a new project
+    app = make_app(service, open_browser=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen))
-        chat = app.screen
+        chat = await new_chat(pilot)
         prompt = chat.query_one(PromptArea)
-        prompt.focus()
-        await pilot.pause()
         burst(app, "first\nstill typing")
         await wait_for(pilot, lambda: len(service.list_sessions().sessions) == 1
                        and chat.state == "idle" and chat.chat.handle is not None)

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from .record_types import Compression, Message, Record
 
 
-
 @dataclass
 class _Saved:
     abandoned: set[str]

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..record_types import Record
 
-
 # records that describe the session, not its conversation
 NOT_ACTIVITY = frozenset({"session_end", "session_resumed", "grant_revoked"})
 

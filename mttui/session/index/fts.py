@@ -82,14 +82,20 @@ def matches_all(text: str, tokens: list[str]) -> bool:
     return all(t in low for t in tokens)
 
 
-def score(text: str, tokens: list[str], avg_len: float) -> float:
-    """BM25-like: saturating term frequency, normalised by length; higher is better."""
+def needles(tokens: list[str]) -> list[bytes]:
+    """The tokens as ``score`` looks for them (encoded once per search, not per text)."""
+    return [tok.encode("utf-8", "surrogatepass") for tok in tokens]
+
+
+def score(text: str, tokens: list[bytes], avg_len: float) -> float:
+    """BM25-like: saturating term frequency, normalised by length; higher is better.
+    ``tokens`` as ``needles`` gives them."""
     # bytes.lower() folds ASCII only, like SQLite, and is much faster than translate().
     low = text.encode("utf-8", "surrogatepass").lower()
     norm = 1.2 * (0.25 + 0.75 * len(text) / max(avg_len, 1.0))
     total = 0.0
     for tok in tokens:
-        tf = low.count(tok.encode("utf-8"))
+        tf = low.count(tok)
         total += tf / (tf + norm) if tf else 0.0
     return total
 

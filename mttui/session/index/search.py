@@ -6,13 +6,32 @@ import sqlite3
 
 from ..models import SearchHit, SearchScope
 from . import cjk, shards
-from .fts import ParsedQuery, matches_all, parse_query, score, snippet
+from .fts import (
+    ParsedQuery,
+    matches_all,
+    needles,
+    parse_query,
+    quote,
+    score,
+    snippet,
+    trigrams,
+)
 from .queries import clamp_limit
 
 # How many of the newest matching messages are ranked. Ranking every match of a
 # common term (bm25 over 300 000 rows) costs seconds; the newest N cost ~ms.
 CANDIDATES = 500
 TITLE_BOOST = 1.0
+
+# FTS5 decodes the whole row list of every trigram a query ANDs: one common trigram
+# ("ill" of "zephyrquill", in 200 000 of 1 M rows) costs milliseconds that a rare one
+# ("zep", 18 rows) does not. A trigram in fewer than SELECTIVE rows of a shard is
+# rare there; when a query has rare ones, that shard is asked for its RAREST rarest
+# only (any subset of the trigrams is correct: instr confirms every candidate).
+SELECTIVE = 64
+RAREST = 3
+MAX_PROBES = 24  # trigrams counted per shard, at most (a hostile query has ~100)
+TITLES_PER_QUERY = 500  # sessions found by their title: first messages read per query
 
 _SELECT = "SELECT m.rid, m.sess, m.msg_seq, m.id, m.role, m.text, m.created_at"
 Candidate = tuple[int, int, int, str, str, str, str]  # a row of _SELECT
@@ -50,11 +69,14 @@ def _candidates(
             # matches first, the older shard only asked for what is still missing.
             found: list[Candidate] = []
             for name in shards.SHARDS:
+                match = _shard_match(conn, name, q)
+                if match is None:
+                    continue  # a trigram no row of this shard has
                 found += conn.execute(
                     f"{_SELECT} FROM {name} JOIN messages m ON m.rid = {name}.rowid "
                     f"WHERE {name} MATCH ? AND {' AND '.join(conds)} "
                     f"ORDER BY {name}.rowid DESC LIMIT ?",
-                    (q.fts_query, *args, CANDIDATES - len(found)),
+                    (match, *args, CANDIDATES - len(found)),
                 ).fetchall()
                 if len(found) >= CANDIDATES:
                     break
@@ -75,6 +97,24 @@ def _candidates(
         f"{_SELECT} FROM messages m WHERE {' AND '.join(conds)} ORDER BY {order} LIMIT ?",
         (*args, CANDIDATES),
     ).fetchall()
+
+
+def _shard_match(conn: sqlite3.Connection, name: str, q: ParsedQuery) -> str | None:
+    """What shard ``name`` is asked to MATCH: the rarest of the query's trigrams there
+    when some are rare (``SELECTIVE``), else all of them; ``None`` when one of them is
+    in no row of the shard (nothing there can match)."""
+    grams = list(dict.fromkeys(g for tok in q.long for g in trigrams(tok)))
+    rare: list[tuple[int, str]] = []
+    for gram in grams[:MAX_PROBES]:
+        rows = len(conn.execute(f"SELECT rowid FROM {name} WHERE {name} MATCH ? LIMIT ?",
+                                (quote(gram), SELECTIVE)).fetchall())  # fmt: skip
+        if rows == 0:
+            return None
+        if rows < SELECTIVE:
+            rare.append((rows, gram))
+    if rare:
+        grams = [gram for _, gram in sorted(rare)[:RAREST]]
+    return " AND ".join(quote(gram) for gram in grams)
 
 
 def _title_sessions(
@@ -132,24 +172,23 @@ def search(
             )
         )
     avg = sum(len(r[5]) for r in rows) / len(rows) if rows else 1.0
+    tokens = needles(q.tokens)
     # (score, rowid, sess, msg_seq, message id, role, created_at, text to snippet)
     scored: list[tuple[float, int, int, int, str, str, str, str]] = [
-        (score(r[5], q.tokens, avg) + (TITLE_BOOST if r[1] in titles else 0.0),
+        (score(r[5], tokens, avg) + (TITLE_BOOST if r[1] in titles else 0.0),
          r[0], r[1], r[2], r[3], r[4], r[6], r[5])
         for r in rows
     ]  # fmt: skip
     hit_sessions = {r[1] for r in rows}
-    for sess, (_, title) in titles.items():
-        if sess in hit_sessions:
-            continue
-        first = conn.execute(
-            "SELECT rid, msg_seq, id, role, created_at FROM messages "
-            "WHERE sess = ? AND msg_seq = 1",
-            (sess,),
-        ).fetchone()
-        if first is not None:
-            scored.append((TITLE_BOOST, first[0], sess, first[1], first[2], first[3], first[4],
-                           title or ""))  # fmt: skip
+    lonely = [sess for sess in titles if sess not in hit_sessions]
+    for at in range(0, len(lonely), TITLES_PER_QUERY):  # their first messages, in a few queries
+        part = lonely[at : at + TITLES_PER_QUERY]
+        scored += [
+            (TITLE_BOOST, rid, sess, seq, mid, role, created, titles[sess][1] or "")
+            for sess, rid, seq, mid, role, created in conn.execute(
+                "SELECT sess, rid, msg_seq, id, role, created_at FROM messages "
+                f"WHERE sess IN ({','.join('?' * len(part))}) AND msg_seq = 1", part)
+        ]  # fmt: skip
     scored.sort(key=lambda x: (-x[0], -x[1]))
     # Snippets only for what is returned: they are the costly part per hit.
     return [

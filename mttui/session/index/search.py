@@ -180,14 +180,17 @@ def search(
         for r in rows
     ]  # fmt: skip
     hit_sessions = {r[1] for r in rows}
+    # Sessions found by their title alone: a hit on their first message, all scored
+    # TITLE_BOOST, so only the newest ``limit`` of them can be returned.
     lonely = [sess for sess in titles if sess not in hit_sessions]
-    for at in range(0, len(lonely), TITLES_PER_QUERY):  # their first messages, in a few queries
+    for at in range(0, len(lonely), TITLES_PER_QUERY):
         part = lonely[at : at + TITLES_PER_QUERY]
         scored += [
             (TITLE_BOOST, rid, sess, seq, mid, role, created, titles[sess][1] or "")
             for sess, rid, seq, mid, role, created in conn.execute(
                 "SELECT sess, rid, msg_seq, id, role, created_at FROM messages "
-                f"WHERE sess IN ({','.join('?' * len(part))}) AND msg_seq = 1", part)
+                f"WHERE sess IN ({','.join('?' * len(part))}) AND msg_seq = 1 "
+                "ORDER BY rid DESC LIMIT ?", (*part, limit))
         ]  # fmt: skip
     scored.sort(key=lambda x: (-x[0], -x[1]))
     # Snippets only for what is returned: they are the costly part per hit.

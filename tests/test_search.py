@@ -115,6 +115,19 @@ def test_title_matches_boost_and_surface_sessions(svc: SessionService) -> None:
     assert f"{SNIPPET_START}zebra{SNIPPET_END}" in by_session[only_title].snippet
 
 
+def test_sessions_found_by_title_alone_are_the_newest_within_the_limit(
+    svc: SessionService,
+) -> None:
+    titled = [_session(svc, ["nothing here"], title=f"okapi notes {i}") for i in range(7)]
+    hit = _session(svc, ["first words", "an okapi in the text"])  # titled "first words"
+    hits = svc.search("okapi", limit=4)
+    # A message hit in a titled session would outrank all; here the title-only sessions
+    # (one score) come newest first, then the message hit.
+    assert [h.session_id for h in hits] == titled[::-1][:4]
+    assert [(h.session_id, h.seq) for h in svc.search("okapi", limit=20)] == [
+        *((sid, 1) for sid in titled[::-1]), (hit, 2)]
+
+
 def test_deleted_sessions_are_not_found(svc: SessionService) -> None:
     sid = _session(svc, ["ephemeral content"])
     svc.delete(sid)

@@ -82,16 +82,19 @@ def matches_all(text: str, tokens: list[str]) -> bool:
     return all(t in low for t in tokens)
 
 
-def needles(tokens: list[str]) -> list[bytes]:
-    """The tokens as ``score`` looks for them (encoded once per search, not per text)."""
-    return [tok.encode("utf-8", "surrogatepass") for tok in tokens]
+def needles(tokens: list[str]) -> tuple[list[bytes], bool]:
+    """The tokens as ``score`` looks for them (encoded once per search, not per text),
+    and whether a text must be case-folded for them (only if one has an ASCII letter)."""
+    fold = any(c in string.ascii_lowercase for tok in tokens for c in tok)
+    return [tok.encode("utf-8", "surrogatepass") for tok in tokens], fold
 
 
-def score(text: str, tokens: list[bytes], avg_len: float) -> float:
+def score(text: str, tokens: list[bytes], avg_len: float, *, fold: bool = True) -> float:
     """BM25-like: saturating term frequency, normalised by length; higher is better.
-    ``tokens`` as ``needles`` gives them."""
-    # bytes.lower() folds ASCII only, like SQLite, and is much faster than translate().
-    low = text.encode("utf-8", "surrogatepass").lower()
+    ``tokens`` and ``fold`` as ``needles`` gives them."""
+    low = text.encode("utf-8", "surrogatepass")
+    if fold:  # bytes.lower() folds ASCII only, like SQLite, and is faster than translate()
+        low = low.lower()
     norm = 1.2 * (0.25 + 0.75 * len(text) / max(avg_len, 1.0))
     total = 0.0
     for tok in tokens:

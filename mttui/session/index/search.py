@@ -161,21 +161,11 @@ def search(
     if q.unchecked:
         rows = [r for r in rows if matches_all(r[5], q.unchecked)]
     titles = _title_sessions(conn, q, scope, key)
-    info = dict(titles)
-    missing = {r[1] for r in rows} - info.keys()
-    if missing:
-        marks = ",".join("?" * len(missing))
-        info.update(
-            (s, (i, t))
-            for s, i, t in conn.execute(
-                f"SELECT sess, id, title FROM sessions WHERE sess IN ({marks})", list(missing)
-            )
-        )
     avg = sum(len(r[5]) for r in rows) / len(rows) if rows else 1.0
-    tokens = needles(q.tokens)
+    tokens, fold = needles(q.tokens)
     # (score, rowid, sess, msg_seq, message id, role, created_at, text to snippet)
     scored: list[tuple[float, int, int, int, str, str, str, str]] = [
-        (score(r[5], tokens, avg) + (TITLE_BOOST if r[1] in titles else 0.0),
+        (score(r[5], tokens, avg, fold=fold) + (TITLE_BOOST if r[1] in titles else 0.0),
          r[0], r[1], r[2], r[3], r[4], r[6], r[5])
         for r in rows
     ]  # fmt: skip
@@ -193,6 +183,17 @@ def search(
                 "ORDER BY rid DESC LIMIT ?", (*part, limit))
         ]  # fmt: skip
     scored.sort(key=lambda x: (-x[0], -x[1]))
+    top = scored[:limit]
+    info = dict(titles)  # the sessions' ids and titles, of the hits returned only
+    missing = list({hit[2] for hit in top} - info.keys())
+    if missing:
+        marks = ",".join("?" * len(missing))
+        info.update(
+            (s, (i, t))
+            for s, i, t in conn.execute(
+                f"SELECT sess, id, title FROM sessions WHERE sess IN ({marks})", missing
+            )
+        )
     # Snippets only for what is returned: they are the costly part per hit.
     return [
         SearchHit(
@@ -205,5 +206,5 @@ def search(
             round(s, 4),
             created,
         )  # fmt: skip
-        for s, _, sess, seq, mid, role, created, text in scored[:limit]
+        for s, _, sess, seq, mid, role, created, text in top
     ]

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from mttui.session.errors import MttuiError
+from mttui.session.errors import IndexTooNew, MttuiError
 from mttui.session.index.schema import SCHEMA_VERSION, connect
 from mttui.session.service import SessionService
+from tests.support.resume import cli
 
 
 def test_fresh_index_is_migrated_wal_and_private(tmp_path: Path) -> None:
@@ -32,6 +33,29 @@ def test_newer_schema_is_refused_clearly(tmp_path: Path) -> None:
     raw.close()
     with pytest.raises(MttuiError, match="newer mttui"):
         connect(path)
+
+
+def test_reindex_replaces_an_index_of_a_newer_mttui(home: Path, project: Path) -> None:
+    """The refusal says to run `mttui reindex`: that must work on such an index."""
+    svc = SessionService(home, project)
+    with svc.create_session(provider="p", model="m") as w:
+        w.append("transcript_message", message={"id": "a", "role": "user", "content": "kept"})
+    svc.close()
+    raw = sqlite3.connect(svc.layout.index_path)
+    raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    raw.close()
+    refused = cli(home, project, "sessions")
+    assert refused.returncode == 1 and "run `mttui reindex`" in refused.stderr
+    with pytest.raises(IndexTooNew):
+        SessionService(home, project).list_sessions()
+    done = cli(home, project, "reindex")
+    assert done.returncode == 0, done.stderr
+    again = SessionService(home, project)
+    [info] = again.list_sessions().sessions
+    assert info.message_count == 1 and [h.message_id for h in again.search("kept")] == ["a"]
+    conn = sqlite3.connect(svc.layout.index_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
 
 
 def test_unreadable_index_is_discarded_and_rebuilt(home: Path, project: Path) -> None:

@@ -14,7 +14,7 @@ import logging
 import sqlite3
 
 from . import checkpoint_store
-from .index.ingest import ingest_file, remove_session_rows, transaction
+from .index.ingest import ingest_file, remove_session_rows, session_row, transaction
 from .index.schema import SessionRow
 from .lock import SessionLock, SessionLocked, is_locked, lock_path_for
 from .paths import Layout
@@ -79,6 +79,15 @@ def finish_delete(conn: sqlite3.Connection, layout: Layout, row: SessionRow) -> 
         delete_session(conn, layout, row)
     except SessionLocked:
         log.info("delete of %s postponed: the session is open for writing", row["id"])
+
+
+def finish_all(conn: sqlite3.Connection, layout: Layout) -> None:
+    """Complete every delete found half-done (a rebuild from the logs would bring
+    their sessions back)."""
+    for (sid,) in conn.execute("SELECT id FROM sessions WHERE deleting = 1").fetchall():
+        row = session_row(conn, sid)
+        if row is not None:
+            finish_delete(conn, layout, row)
 
 
 def _maybe_crash(crash_after: str | None, stage: str) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .lock import SessionLocked
 
-__all__ = ["MttuiError", "SessionLocked", "SessionNotFound", "SessionEmpty", "RefTooShort"]
+__all__ = ["MttuiError", "SessionLocked", "SessionNotFound", "SessionEmpty", "RefTooShort",
+           "IndexTooNew"]
 
 
 class MttuiError(Exception):
@@ -21,3 +22,8 @@ class RefTooShort(SessionNotFound):
 
 class SessionEmpty(MttuiError):
     """The session has no readable ``session_start``."""
+
+
+class IndexTooNew(MttuiError):
+    """The index was written by a newer mttui (its schema is unknown here): only a
+    rebuild from the logs may replace it."""

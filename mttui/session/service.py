@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from .errors import MttuiError, SessionNotFound
+from .errors import IndexTooNew, MttuiError, SessionNotFound
 from .index import ingest, marker_rows, owed, queries
 from .index.handle import IndexFile
 from .index.ingest import ingest_file, rel_path, session_row
@@ -374,16 +374,17 @@ class SessionService:
     def reindex(self, progress: Callable[[int, int], None] | None = None) -> ReindexResult:
         """Rebuild the index from the logs; ``progress(done, total)`` counts bytes.
 
-        Half-done deletes are finished first (a rebuild would resurrect them). The
-        build itself runs without the service lock, so appends of this process's
-        writers keep going meanwhile.
+        Half-done deletes are finished first (a rebuild would resurrect them), except in
+        an index of a newer mttui, which cannot be read: its error asks for this rebuild.
+        The build runs without the service lock: this process's writers keep appending.
         """
+        from .delete import finish_all
+
         with self._lock:
-            conn = self._db()
-            for (sid,) in conn.execute("SELECT id FROM sessions WHERE deleting = 1").fetchall():
-                row = session_row(conn, sid)
-                if row is not None:
-                    self._finish_delete(conn, row)
+            try:
+                finish_all(self._db(), self.layout)
+            except IndexTooNew as exc:
+                warn(__name__, "replacing the index: %s", exc)
         result = ingest.rebuild(self.layout, progress)
         with self._lock:
             self._fresh.update((True, False))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeAlias, TypedDict
 
-from ..errors import MttuiError
+from ..errors import IndexTooNew
 from ..paths import FILE_MODE, Layout, secure_file
 from . import cjk, ledger_rows, marker_rows, owed, shards
 
@@ -307,7 +307,7 @@ def migrate(conn: sqlite3.Connection) -> None:
     """Apply the missing migrations in order, each in its own transaction."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
-        raise MttuiError(
+        raise IndexTooNew(
             f"the session index was written by a newer mttui (schema {version}); "
             "run `mttui reindex` with this version to rebuild it"
         )

@@ -86,7 +86,7 @@ def test_a_followed_rebuild_is_the_rebuild_without_a_helper(
     service.reindex()
     assert {q: _hits(service, q) for q in queries} == before
     conn = sqlite3.connect(service.layout.index_path)
-    older = conn.execute(f"SELECT count(*) FROM {shards.ROWS[shards.OLD]}").fetchone()[0]
+    older = conn.execute(f"SELECT count(*) FROM {shards.OLD}_docsize").fetchone()[0]
     conn.close()
     assert 0 < older < 480  # both shards hold rows
     assert not list(home.glob(".index-rebuild-*"))
@@ -125,6 +125,7 @@ def test_a_helper_dying_half_way_costs_time_not_the_rebuild(
     assert following and following[0].child.returncode != 0
     assert _hits(service, "common") == before
     conn = sqlite3.connect(service.layout.index_path)
+    shards.register(conn)
     shards.integrity_check(conn)
     assert shards.row_count(conn) == 240
     conn.close()

@@ -7,6 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from mttui.session.index import shards
 from mttui.session.index.schema import SCHEMA_VERSION
 from mttui.session.markers import scan_markers
 from mttui.session.service import SessionService
@@ -101,5 +102,6 @@ def test_an_index_of_schema_6_is_migrated(home: Path, project: Path) -> None:
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     data = conn.execute("SELECT data FROM markers").fetchone()[0]
     assert json.loads(data)["summary"] == "s"
+    shards.register(conn)  # the views give each text through shards.fts_text
     conn.execute("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
     conn.close()

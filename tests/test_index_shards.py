@@ -33,6 +33,7 @@ def _sessions(service: SessionService, n: int, per: int) -> list[str]:
 def _counts(db: Path) -> tuple[int, int, int]:
     """(split, rows in the older shard, rows in the newer one), integrity checked."""
     conn = sqlite3.connect(db)
+    shards.register(conn)  # the views give each text through shards.fts_text
     try:
         shards.integrity_check(conn)
         older = conn.execute(f"SELECT count(*) FROM {shards.ROWS[shards.OLD]}").fetchone()[0]

@@ -14,6 +14,7 @@ def logical_dump(db: Path) -> dict[str, list[tuple[Any, ...]]]:
     """Every table's rows with the surrogate key ``sess`` replaced by the session id
     (FTS rows a fork still owes are written first)."""
     conn = sqlite3.connect(db)
+    shards.register(conn)  # the views give each text through shards.fts_text
     try:
         out: dict[str, list[tuple[Any, ...]]] = {}
         cols = [r[1] for r in conn.execute("PRAGMA table_info(sessions)") if r[1] != "sess"]

@@ -168,7 +168,8 @@ def run_helper(index: Path, out: Path, bulk: Callable[[sqlite3.Connection], sqli
                 end = min(hi, done + STEP)
                 found = src.execute("SELECT rid, text FROM messages WHERE rid > ? AND rid <= ?",
                                     (done, end)).fetchall()  # fmt: skip
-                conn.executemany(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)", found)
+                conn.executemany(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)",
+                                 shards.fts_rows(found))  # fmt: skip
                 cjk.add(conn, found)
                 rows += len(found)
                 tell(f"n {end - done}")

@@ -48,7 +48,8 @@ def parse_query(query: str) -> ParsedQuery:
     """Split on whitespace, drop what SQLite cannot bind (NUL, lone surrogates)."""
     clean = query.replace("\x00", " ").encode("utf-8", "ignore").decode("utf-8")
     tokens: list[str] = []
-    for tok in _SPACE.split(ascii_lower(clean)):
+    # Split as the shards split a text into words (shards.fts_text): no token spans two.
+    for tok in ascii_lower(clean).split():
         if tok and tok not in tokens:
             tokens.append(tok)
     # The longest tokens are the most selective: they go to SQL first.

@@ -60,11 +60,11 @@ def build_shard(index: Path, out: Path, name: str, lo: int, hi: int,
         start, chunk = lo, max(CHUNK_MIN, min(CHUNK_MAX, (hi - lo) // 64))
         while start < hi:
             end = min(hi, start + chunk)
-            args = (start, end)
-            conn.execute(f"INSERT INTO {name} (rowid, text) SELECT rid, text FROM src.messages "
-                         "WHERE rid > ? AND rid <= ?", args)
-            cjk.add(conn, conn.execute(
-                "SELECT rid, text FROM src.messages WHERE rid > ? AND rid <= ?", args).fetchall())
+            found = conn.execute("SELECT rid, text FROM src.messages WHERE rid > ? AND rid <= ?",
+                                 (start, end)).fetchall()  # fmt: skip
+            conn.executemany(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)",
+                             shards.fts_rows(found))  # fmt: skip
+            cjk.add(conn, found)
             report(end - start)
             start = end
         conn.execute("COMMIT")

@@ -247,6 +247,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     owed.migrate,  # v8: FTS rows a fast fork still owes
     ledger_rows.migrate,  # v9: interrupted and settled tool calls (the ⚠ badge)
     shards.migrate,  # v10: the FTS index in two shards (a rebuild uses two cores)
+    shards.migrate,  # v11: a shard is given each message's distinct words (shards.fts_text)
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -266,6 +267,7 @@ def connect(path: Path, *, bulk: bool = False) -> sqlite3.Connection:
     secure_file(path)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
     conn.isolation_level = None  # explicit BEGIN/COMMIT only
+    shards.register(conn)
     try:
         if bulk:
             conn.execute("PRAGMA journal_mode=OFF")
@@ -291,6 +293,7 @@ def open_index(layout: Layout) -> sqlite3.Connection | None:
         return None
     try:
         conn = sqlite3.connect(f"file:{layout.index_path}?mode=ro", uri=True, timeout=5)
+        shards.register(conn)
         conn.execute("SELECT 1 FROM sessions LIMIT 1")
     except sqlite3.Error:
         return None

@@ -10,6 +10,14 @@ shard is external content over a view of its own rows (``messages_fts_old_rows``
 ``messages_fts_new_rows``), so ``rebuild`` and the integrity check of each shard
 see exactly its rows. Every FTS write goes through this module, which routes
 rows by those views; the split only moves in an empty or freshly built index.
+
+A shard is not given a message's text as stored but its distinct words, each once
+(``fts_text``): a query token never holds whitespace, so each of its trigrams lies
+inside one word of any text that contains it. Source code and logs repeat their
+words: this is about half of the characters, and a third less tokenizing. The
+views give the same (``register`` the function on every connection that writes
+or checks a shard), so the integrity check still compares a shard with exactly
+what it should hold.
 """
 
 from __future__ import annotations
@@ -22,8 +30,30 @@ NEW = "messages_fts_new"
 SHARDS = (NEW, OLD)
 ROWS = {OLD: "messages_fts_old_rows", NEW: "messages_fts_new_rows"}
 
+# The SQL name of ``fts_text``: the views' definitions use it (it is part of the schema).
+FUNCTION = "mttui_fts_text"
+
 _FTS = ("CREATE VIRTUAL TABLE {name} USING fts5 (text, content='{rows}', content_rowid='rid', "
         "tokenize='trigram', detail=none)")
+
+
+def fts_text(text: str) -> str:
+    """What a shard is given for ``text``: its whitespace-separated words, each once,
+    in order of first appearance. Split as ``str.split()`` splits, which is how
+    ``fts.parse_query`` splits a query into tokens."""
+    if not isinstance(text, str):  # never stored; a function SQLite calls must not raise
+        return text
+    return " ".join(dict.fromkeys(text.split()))
+
+
+def fts_rows(rows: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``(rid, text)`` rows as a shard is given them."""
+    return [(rid, fts_text(text)) for rid, text in rows]
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Make the views, and ``fts_text`` in SQL, usable on ``conn``."""
+    conn.create_function(FUNCTION, 1, fts_text, deterministic=True)
 
 
 def ddl(name: str, rows: str) -> str:
@@ -33,7 +63,8 @@ def ddl(name: str, rows: str) -> str:
 
 def migrate(conn: sqlite3.Connection) -> None:
     """Schema v10: the one FTS table becomes two shards (all present rows in the older
-    one; their FTS rows owed until the first search, what forks owed included)."""
+    one; their FTS rows owed until the first search, what forks owed included).
+    Again as v11, whose views give each message's ``fts_text``."""
     for name in (OLD, NEW):
         conn.execute(f"DROP TABLE IF EXISTS {name}")
         conn.execute(f"DROP VIEW IF EXISTS {ROWS[name]}")
@@ -42,10 +73,10 @@ def migrate(conn: sqlite3.Connection) -> None:
                  "upto INTEGER NOT NULL)")
     conn.execute("INSERT INTO fts_split (one, upto) "
                  "SELECT 1, coalesce(max(rid), 0) FROM messages")
-    conn.execute(f"CREATE VIEW {ROWS[OLD]} AS SELECT * FROM messages "
-                 "WHERE rid <= (SELECT upto FROM fts_split)")
-    conn.execute(f"CREATE VIEW {ROWS[NEW]} AS SELECT * FROM messages "
-                 "WHERE rid > (SELECT upto FROM fts_split)")
+    for name, side in ((OLD, "<="), (NEW, ">")):
+        conn.execute(f"CREATE VIEW {ROWS[name]} AS SELECT rid, sess, msg_seq, "
+                     f"{FUNCTION}(text) AS text FROM messages "
+                     f"WHERE rid {side} (SELECT upto FROM fts_split)")
     for name in (OLD, NEW):
         conn.execute(ddl(name, ROWS[name]))
     # The FTS rows are owed, not written here: tokenizing every stored text takes seconds
@@ -65,7 +96,8 @@ def split(conn: sqlite3.Connection) -> int:
 
 
 def insert_where(conn: sqlite3.Connection, where: str, args: tuple[object, ...]) -> None:
-    """Write the FTS rows of the messages matching ``where`` (columns of ``messages``)."""
+    """Write the FTS rows of the messages matching ``where`` (on ``rid``, ``sess`` and
+    ``msg_seq``, the views' columns)."""
     for name in SHARDS:
         conn.execute(f"INSERT INTO {name} (rowid, text) SELECT rid, text FROM {ROWS[name]} "
                      f"WHERE {where}", args)
@@ -81,8 +113,9 @@ def delete_where(conn: sqlite3.Connection, where: str, args: tuple[object, ...])
 def replace_text(conn: sqlite3.Connection, rid: int, old: str, new: str) -> None:
     """The FTS row of message ``rid`` now says ``new`` (before its stored text changes)."""
     name = OLD if rid <= split(conn) else NEW
-    conn.execute(f"INSERT INTO {name} ({name}, rowid, text) VALUES ('delete', ?, ?)", (rid, old))
-    conn.execute(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)", (rid, new))
+    conn.execute(f"INSERT INTO {name} ({name}, rowid, text) VALUES ('delete', ?, ?)",
+                 (rid, fts_text(old)))  # fmt: skip
+    conn.execute(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)", (rid, fts_text(new)))
 
 
 def delete_all(conn: sqlite3.Connection) -> None:

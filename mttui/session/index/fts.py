@@ -2,7 +2,8 @@
 
 The FTS table uses the trigram tokenizer with ``detail=none`` (no positions,
 about a third of the size). A query token of 3+ characters is therefore matched
-as an AND of its own trigrams, each one double-quoted (quotes doubled) so no
+as an AND of its own trigrams (``search`` asks each shard for the rarest ones),
+each one double-quoted (quotes doubled) so no
 user text is ever parsed as FTS syntax; candidates are then confirmed with
 ``instr`` on the stored text. Tokens shorter than 3 characters (e.g. two CJK
 characters) cannot use trigrams at all and are matched with ``instr`` only.
@@ -38,10 +39,6 @@ class ParsedQuery(Plain):
     long: list[str]  # tokens matched through FTS (>= 3 characters), at most MAX_SQL_TOKENS
     short: list[str]  # tokens matched with instr only, at most MAX_SQL_TOKENS
     unchecked: list[str]  # tokens over the SQL bounds, confirmed in Python
-
-    @property
-    def fts_query(self) -> str:
-        return " AND ".join(quote(t) for tok in self.long for t in trigrams(tok))
 
 
 def parse_query(query: str) -> ParsedQuery:

@@ -33,6 +33,15 @@ class PreviewLoaded(Message):
         self.verdict = verdict
 
 
+class SearchIndexing(Message):
+    """A search must first write the FTS rows of ``owed`` messages (once)."""
+
+    def __init__(self, serial: int, owed: int) -> None:
+        super().__init__()
+        self.serial = serial
+        self.owed = owed
+
+
 class SearchDone(Message):
     def __init__(self, serial: int, query: str, hits: list[SearchHit]) -> None:
         super().__init__()

@@ -85,10 +85,16 @@ def cmd_history(args: argparse.Namespace, service: SessionService) -> int:
     return 0
 
 
+def _indexing(owed: int) -> None:
+    print(f"mttui: first indexing {owed:,} messages for search (once: after an upgrade or a "
+          "fork)", file=sys.stderr)  # fmt: skip
+
+
 def cmd_search(args: argparse.Namespace, service: SessionService) -> int:
     scope = "session" if args.session else ("all" if args.all_projects else "project")
     session_id = service.resolve(args.session).id if args.session else None
-    hits = service.search(args.query, scope=scope, session_id=session_id, limit=args.limit)
+    hits = service.search(args.query, scope=scope, session_id=session_id, limit=args.limit,
+                          indexing=_indexing)  # fmt: skip
     if args.json:
         emit_json({"query": args.query, "hits": [h.as_json() for h in hits]})
         return 0

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from mttui.messages import SearchDone
+from mttui.messages import SearchDone, SearchIndexing
 from mttui.session.models import SNIPPET_END, SNIPPET_START, SearchHit, SearchScope
 from mttui.session.service import SessionService
 from mttui.session.times import relative_time
@@ -143,8 +143,18 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     @work(thread=True, group="search", exit_on_error=False, name="search")
     def _search(self, serial: int, query: str, scope: SearchScope) -> None:
         sid = self.session_id if scope == "session" else None
-        hits = self.service.search(query, scope=scope, session_id=sid, limit=LIMIT)
+
+        def indexing(owed: int) -> None:  # told before the owed FTS rows are written
+            self.post_message(SearchIndexing(serial, owed))
+
+        hits = self.service.search(query, scope=scope, session_id=sid, limit=LIMIT,
+                                   indexing=indexing)  # fmt: skip
         self.post_message(SearchDone(serial, query, hits))
+
+    def on_search_indexing(self, message: SearchIndexing) -> None:
+        if message.serial == self._serial:
+            self._show_count(f"searching… first indexing {message.owed:,} messages for search "
+                             "(once: after an upgrade or a fork)")
 
     def on_search_done(self, message: SearchDone) -> None:
         if message.serial != self._serial:

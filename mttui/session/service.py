@@ -278,18 +278,13 @@ class SessionService:
                 limit=limit, before=before, around=around, after=after,
             )  # fmt: skip
 
-    def search(
-        self,
-        query: str,
-        *,
-        scope: SearchScope | str = "project",
-        session_id: str | None = None,
-        limit: int = 50,
-    ) -> list[SearchHit]:
-        """Ranked hits (see ``index.search.search``); a ``session_id`` implies scope session.
-
-        ``scope`` is ``session``, ``project`` or ``all``.
-        """
+    def search(self, query: str, *, scope: SearchScope | str = "project",
+               session_id: str | None = None, limit: int = 50,
+               indexing: Callable[[int], None] | None = None) -> list[SearchHit]:
+        """Ranked hits (``index.search.search``) in scope ``session``, ``project`` or
+        ``all`` (a ``session_id`` implies ``session``). ``indexing(n)`` is told first when
+        ``n`` messages (enough to take seconds) still need their FTS rows (a fork's, an
+        upgraded index's)."""
         if scope not in ("session", "project", "all"):
             raise MttuiError(f"unknown search scope {scope!r} (use session, project or all)")
         with self._lock:
@@ -301,6 +296,8 @@ class SessionService:
             elif scope == "project":
                 key = self.project_hash
             conn = self._ensure_fresh(scope == "all")
+            if indexing is not None and (due := owed.due(conn)) >= owed.NOTE_FROM:
+                indexing(due)
             owed.pay(conn)  # copied messages of a fork become searchable
             return index_search(conn, query, scope=cast(SearchScope, scope), key=key, limit=limit)
 

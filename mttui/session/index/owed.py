@@ -15,6 +15,9 @@ import sqlite3
 
 from . import shards
 
+# Owed rows worth telling a searching user about: writing them takes seconds from here.
+NOTE_FROM = 5_000
+
 SCHEMA = "CREATE TABLE IF NOT EXISTS fts_owed (sess INTEGER PRIMARY KEY, upto INTEGER NOT NULL)"
 
 
@@ -27,6 +30,11 @@ def owe(conn: sqlite3.Connection, sess: int, upto: int) -> None:
     """The rows of ``sess`` with ``msg_seq <= upto`` have no FTS rows yet (caller's
     transaction)."""
     conn.execute("INSERT OR REPLACE INTO fts_owed (sess, upto) VALUES (?, ?)", (sess, upto))
+
+
+def due(conn: sqlite3.Connection) -> int:
+    """About how many messages have their FTS rows owed (at most: sums of ``upto``)."""
+    return int(conn.execute("SELECT coalesce(sum(upto), 0) FROM fts_owed").fetchone()[0])
 
 
 def pay(conn: sqlite3.Connection, sess: int | None = None) -> int:

@@ -70,8 +70,11 @@ async def test_the_search_panel_says_it_is_indexing(
             return str(app.screen.query_one("#count", Static).render())
 
         await wait_for(pilot, lambda: "first indexing 4 messages" in count())
+        app.screen.query_one(Input).value = "zephyr 3"  # typed on: it waits for the same
+        await pilot.pause(0.4)  # past the debounce: the newer search has started
+        assert "first indexing 4 messages" in count()
         release.set()
-        await wait_for(pilot, lambda: count().startswith("4 hits"))
+        await wait_for(pilot, lambda: count().startswith("1 hit"))
 
 
 def test_mttui_search_says_so_on_stderr(home: Path, project: Path) -> None:

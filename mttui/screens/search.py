@@ -89,6 +89,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         self.hits: list[SearchHit] = []
         self._serial = 0
         self._timer: Timer | None = None
+        self._indexing = ""  # the note of a search writing owed FTS rows, until one ends
 
     @property
     def scopes(self) -> list[SearchScope]:
@@ -137,7 +138,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
             self.query_one(OptionList).clear_options()
             self._show_count("type to search")
             return
-        self._show_count("searching…")
+        self._show_count(self._indexing or "searching…")  # a newer query waits for it too
         self._search(self._serial, query, self.scope)
 
     @work(thread=True, group="search", exit_on_error=False, name="search")
@@ -152,11 +153,13 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         self.post_message(SearchDone(serial, query, hits))
 
     def on_search_indexing(self, message: SearchIndexing) -> None:
+        self._indexing = (f"searching… first indexing {message.owed:,} messages for search "
+                          "(once: after an upgrade or a fork)")
         if message.serial == self._serial:
-            self._show_count(f"searching… first indexing {message.owed:,} messages for search "
-                             "(once: after an upgrade or a fork)")
+            self._show_count(self._indexing)
 
     def on_search_done(self, message: SearchDone) -> None:
+        self._indexing = ""  # whichever search wrote them is done
         if message.serial != self._serial:
             return  # the query changed meanwhile
         self.hits = message.hits
@@ -213,6 +216,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if report_worker_error(self, event):
+            self._indexing = ""
             self._show_count("search failed")
 
     def action_close(self) -> None:

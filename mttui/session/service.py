@@ -380,8 +380,8 @@ class SessionService:
         with self._lock:
             try:
                 finish_all(self._db(), self.layout)
-            except IndexTooNew as exc:
-                warn(__name__, "replacing the index: %s", exc)
+            except IndexTooNew:
+                warn(__name__, "rebuilding over an index that a newer mttui wrote")
         result = ingest.rebuild(self.layout, progress)
         with self._lock:
             self._fresh.update((True, False))

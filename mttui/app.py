@@ -203,6 +203,9 @@ class MttuiApp(App[None]):
                 and getattr(self.screen, "going_back", False):
             self._typed_ahead.append(event)
             return
+        if isinstance(event, events.Key) and not event.is_forwarded \
+                and isinstance(self.screen, BrowserScreen) and self.screen.hold_key(event):
+            return  # a row key typed before the reloaded rows: replayed once they are there
         if isinstance(event, events.Key):
             if not event.is_forwarded:
                 if self._hold(event):

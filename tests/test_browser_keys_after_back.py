@@ -3,6 +3,7 @@ none is lost while the chat closes or the list reloads."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from textual import events
@@ -63,6 +64,34 @@ async def test_keys_typed_while_the_list_reloads_apply_to_the_new_rows(
         await pilot.press("down", "down", "down")
         await wait_for(pilot, lambda: not browser.fetching and len(table.sessions) == 6)
         await settle(pilot)
+        assert table.cursor_row == 3
+
+
+async def test_row_keys_typed_before_a_slow_reload_has_rows_wait_for_them(
+        service: SessionService, monkeypatch: Any) -> None:
+    """The reload's first page is held back until the keys were handled: before, the
+    moves hit an empty table and were lost (a race the test above could lose too)."""
+    _sessions(service)
+    app = make_app(service)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        browser = app.screen
+        assert isinstance(browser, BrowserScreen)
+        table = browser.query_one(SessionTable)
+        gate = threading.Event()
+        real = service.list_sessions
+
+        def slow(*args: Any, **kwargs: Any) -> Any:
+            gate.wait(10)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(service, "list_sessions", slow)
+        table.set_sessions([], reset=True, more=False)
+        browser.reload()
+        await pilot.press("down", "j", "down")
+        assert table.cursor_row == 0 and not table.sessions  # nothing to move yet
+        gate.set()
+        await wait_for(pilot, lambda: len(table.sessions) == 6 and table.cursor_row == 3)
         assert table.cursor_row == 3
 
 

@@ -46,6 +46,8 @@ def import_deferred() -> None:
     from . import dialogs, fork_parent, search  # noqa: F401
 
 PAGE = 100
+# Keys that act on rows: typed before a reloaded list has any, they wait for them.
+ROW_KEYS = frozenset({"up", "down", "j", "k", "home", "end", "pageup", "pagedown", "enter"})
 FIRST_PAGE_WAIT = 0.2  # seconds the mount waits for a first page read beforehand
 
 
@@ -92,6 +94,14 @@ class BrowserScreen(Screen[None]):
             yield SessionTable(self.clock, id="sessions")
             yield PreviewPane(self.clock, id="preview")
         yield FitFooter()
+
+    def hold_key(self, key: events.Key) -> bool:
+        """Keep a row key typed while a reload has no rows to show yet (it moved nothing,
+        or opened nothing, before): replayed once they are there. Quit and the rest pass."""
+        if key.key in ROW_KEYS and self.fetching and not self.table.sessions:
+            self._typed_ahead.append(key)
+            return True
+        return False
 
     @property
     def table(self) -> SessionTable:
@@ -143,6 +153,9 @@ class BrowserScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if report_worker_error(self, event) and event.worker.group == "sessions":
             self.fetching = False
+            typed, self._typed_ahead = self._typed_ahead, []  # not held for rows never coming
+            if typed:
+                self.post_message(ReplayKeys([(k.key, k.character) for k in typed]))
 
     @work(thread=True, group="sessions", exit_on_error=False, name="listing sessions")
     def _fetch(self, cursor: str | None, reset: bool, all_projects: bool, serial: int,

@@ -33,6 +33,13 @@ async def _back_and_down_twice(app: Any, pilot: Any) -> tuple[SessionTable, list
     return table, [s.id for s in table.sessions]
 
 
+async def _browser(app: Any, pilot: Any) -> tuple[BrowserScreen, SessionTable]:
+    await settle(pilot)
+    browser = app.screen
+    assert isinstance(browser, BrowserScreen)
+    return browser, browser.query_one(SessionTable)
+
+
 async def test_down_right_after_ctrl_o_moves_the_cursor(service: SessionService) -> None:
     _sessions(service)
     app = make_app(service)
@@ -55,10 +62,7 @@ async def test_keys_typed_while_the_list_reloads_apply_to_the_new_rows(
     _sessions(service)
     app = make_app(service)
     async with app.run_test(size=(110, 34)) as pilot:
-        await settle(pilot)
-        browser = app.screen
-        assert isinstance(browser, BrowserScreen)
-        table = browser.query_one(SessionTable)
+        browser, table = await _browser(app, pilot)
         table.set_sessions([], reset=True, more=False)  # a reload that has not arrived
         browser.reload()
         await pilot.press("down", "down", "down")
@@ -74,10 +78,7 @@ async def test_row_keys_typed_before_a_slow_reload_has_rows_wait_for_them(
     _sessions(service)
     app = make_app(service)
     async with app.run_test(size=(110, 34)) as pilot:
-        await settle(pilot)
-        browser = app.screen
-        assert isinstance(browser, BrowserScreen)
-        table = browser.query_one(SessionTable)
+        browser, table = await _browser(app, pilot)
         gate = threading.Event()
         real = service.list_sessions
 

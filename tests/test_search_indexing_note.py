@@ -31,13 +31,20 @@ def _owe_everything(service: SessionService) -> None:
     conn.close()
 
 
+def _four_owed(home: Path, project: Path, word: str,
+               monkeypatch: pytest.MonkeyPatch) -> SessionService:
+    """Four messages saying ``word``, their FTS rows owed, told about from three on."""
+    monkeypatch.setattr(owed, "NOTE_FROM", 3)
+    service = SessionService(home, project)
+    write_session(service, "T", [msg("user", f"{word} {i}", i + 1) for i in range(4)])
+    _owe_everything(service)
+    return service
+
+
 def test_the_search_is_told_how_many_messages_it_indexes_first(
     home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(owed, "NOTE_FROM", 3)
-    service = SessionService(home, project)
-    write_session(service, "T", [msg("user", f"word {i}", i + 1) for i in range(4)])
-    _owe_everything(service)
+    service = _four_owed(home, project, "word", monkeypatch)
     told: list[int] = []
     assert len(service.search("word", indexing=told.append)) == 4
     assert told == [4]
@@ -48,10 +55,7 @@ def test_the_search_is_told_how_many_messages_it_indexes_first(
 async def test_the_search_panel_says_it_is_indexing(
     home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(owed, "NOTE_FROM", 3)
-    service = SessionService(home, project)
-    write_session(service, "T", [msg("user", f"zephyr {i}", i + 1) for i in range(4)])
-    _owe_everything(service)
+    service = _four_owed(home, project, "zephyr", monkeypatch)
     release = threading.Event()
     real_pay = owed.pay
 

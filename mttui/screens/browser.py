@@ -153,9 +153,7 @@ class BrowserScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if report_worker_error(self, event) and event.worker.group == "sessions":
             self.fetching = False
-            typed, self._typed_ahead = self._typed_ahead, []  # not held for rows never coming
-            if typed:
-                self.post_message(ReplayKeys([(k.key, k.character) for k in typed]))
+            self._replay_typed()  # not held for rows that are not coming
 
     @work(thread=True, group="sessions", exit_on_error=False, name="listing sessions")
     def _fetch(self, cursor: str | None, reset: bool, all_projects: bool, serial: int,
@@ -202,6 +200,10 @@ class BrowserScreen(Screen[None]):
             self._schedule_preview()
         if message.reset and not message.final:
             self.call_after_refresh(import_deferred)
+        self._replay_typed()
+
+    def _replay_typed(self) -> None:
+        """The keys held for the rows, sent again (as the app's keys), in order."""
         typed, self._typed_ahead = self._typed_ahead, []
         if typed:
             self.post_message(ReplayKeys([(k.key, k.character) for k in typed]))

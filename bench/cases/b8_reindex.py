@@ -1,8 +1,13 @@
 """B8: ``reindex`` throughput, over the synthetic corpus and over agent-shaped data
 (tool calls with source code and logs as output, CJK, messages from a few bytes to
-tens of KB: bench/agent_data.py), measured while building each."""
+tens of KB: bench/agent_data.py), measured while building each: the first build,
+which is linked in place. The agent-shaped data is then rebuilt again, over the
+index it has: that build is copied into the live index page by page (other
+processes may have it open), which is what a user's ``mttui reindex`` usually pays."""
 
 from __future__ import annotations
+
+from mttui.session.models import ReindexResult
 
 from ..context import Context, DataSet
 from ..timing import Row
@@ -10,8 +15,8 @@ from ..timing import Row
 CASE = "B8"
 
 
-def _row(label: str, data: DataSet) -> Row:
-    result = data.reindex
+def _row(label: str, data: DataSet, result: ReindexResult | None = None) -> Row:
+    result = result or data.reindex
     rate = result.messages / result.seconds
     mb = data.text_bytes / 1e6
     return Row(f"B8 reindex {result.messages:,} messages{label} ({mb:,.0f} MB of text)", "—",
@@ -20,4 +25,8 @@ def _row(label: str, data: DataSet) -> Row:
 
 
 def run(ctx: Context) -> list[Row]:
-    return [_row("", ctx.corpus()), _row(", agent-shaped", ctx.agent())]
+    agent = ctx.agent()
+    again = agent.service.reindex()
+    agent.service.list_sessions()  # its catch-up, as after the first build
+    return [_row("", ctx.corpus()), _row(", agent-shaped", agent),
+            _row(", agent-shaped, over its index", agent, again)]

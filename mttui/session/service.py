@@ -378,8 +378,9 @@ class SessionService:
         from .delete import finish_all
 
         with self._lock:
-            try:
-                finish_all(self._db(), self.layout)
+            try:  # no index yet: no delete to finish, nor one created only to be copied over
+                if self.layout.index_path.exists():
+                    finish_all(self._db(), self.layout)
             except IndexTooNew:
                 warn(__name__, "rebuilding over an index that a newer mttui wrote")
         result = ingest.rebuild(self.layout, progress)

@@ -18,6 +18,7 @@ from ..records import parse_session_filename
 from . import cjk, ledger_rows, owed, shards
 from .known_logs import known_logs
 from .schema import SESSION_TABLES, SessionRow, connect
+from .swap import swap_in
 
 # New messages are written in chunks so a huge file never sits in memory whole.
 _FLUSH_EVERY = 20_000
@@ -259,8 +260,8 @@ def catch_up(
 def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
     """Rebuild the whole index from the logs and swap it in.
 
-    Built in a private temp file, then copied into the live index with SQLite's
-    backup API, which is atomic for other processes that have it open.
+    Built in a private temp file, then put in the live index's place (``swap``:
+    linked if there is none, else copied in atomically for processes that have it open).
     ``progress(done, total)`` counts bytes of log read (plus a share for the FTS
     build at the end), for a progress bar.
     """
@@ -273,7 +274,7 @@ def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
     tmp.unlink(missing_ok=True)
     try:
         sessions, messages, corrupt = build_index(layout, tmp, progress)
-        install(tmp, layout.index_path)
+        swap_in(tmp, layout.index_path)
     finally:
         tmp.unlink(missing_ok=True)
     return ReindexResult(sessions, messages, corrupt, time.perf_counter() - started)
@@ -362,28 +363,3 @@ def _reading(progress: Progress, before: int, total: int) -> Callable[[int], Non
         progress(before + offset, total)
 
     return report
-
-
-def install(built: Path, live: Path) -> None:
-    """Replace the live index's content with ``built``."""
-    if not live.exists():
-        os.replace(built, live)
-        return
-    src = sqlite3.connect(built)
-    try:
-        dst = sqlite3.connect(live, timeout=30)
-        try:
-            dst.execute("PRAGMA synchronous=NORMAL")  # as the index is always written
-            src.backup(dst)
-            dst.execute("PRAGMA journal_mode=WAL")
-            dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.DatabaseError:
-            dst.close()
-            # An unreadable live index: nothing to preserve, replace the file itself.
-            for suffix in ("-wal", "-shm"):
-                Path(str(live) + suffix).unlink(missing_ok=True)
-            os.replace(built, live)
-            return
-        dst.close()
-    finally:
-        src.close()

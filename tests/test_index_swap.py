@@ -1,101 +1,200 @@
-"""Putting a rebuilt index in place: linked when there is no live index (no copy of
-every page), copied in through SQLite when one exists or appears meanwhile."""
+"""Putting a rebuilt index in place: renamed over the live one when nobody has it
+open (no copy of every page), copied in through SQLite when another process has it
+open; every opener of the live index holds a shared lock that makes the difference."""
 
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from mttui.session.index import ingest, swap
+from mttui.session.index import swap, users
+from mttui.session.index.schema import connect, open_read_only
 from mttui.session.service import SessionService
 from tests.support import logs
 
+ROOT = Path(__file__).resolve().parents[1]
 
-def _db(path: Path, table: str, rows: int) -> None:
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(f"CREATE TABLE {table} (n INTEGER)")
-    conn.executemany(f"INSERT INTO {table} VALUES (?)", [(i,) for i in range(rows)])
-    conn.commit()
-    conn.close()
-
-
-def _rows(path: Path, table: str) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
-    finally:
-        conn.close()
+# Another process using the index as mttui does, until it is told to go on (a line on
+# stdin) or killed; then it prints the messages it sees in its one session.
+OTHER = r"""
+import sys
+from pathlib import Path
+from mttui.session.service import SessionService
+service = SessionService(Path(sys.argv[1]), Path(sys.argv[2]))
+[info] = service.list_sessions().sessions
+print("open", flush=True)
+sys.stdin.readline()
+print(service.get(info.id).message_count, flush=True)
+"""
 
 
-def test_a_reindex_with_no_index_links_the_build_in_place(
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, int]]:
+    """(live index there, the build's inode) of each swap."""
+    seen: list[tuple[bool, int]] = []
+    real = swap.swap_in
+
+    def spy(built: Path, live: Path) -> None:
+        seen.append((live.exists(), built.stat().st_ino))
+        real(built, live)
+
+    monkeypatch.setattr(swap, "swap_in", spy)
+    return seen
+
+
+def _session(service: SessionService, n: int = 30) -> str:
+    items = [logs.message(f"m{i}", "user", f"word{i} kept") for i in range(n)]
+    return logs.new_session(service, items).session_id
+
+
+def test_a_reindex_nobody_else_has_open_renames_its_build_in(
     home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = SessionService(home, project)
-    items = [logs.message(f"m{i}", "user", f"word{i} kept") for i in range(30)]
-    ids = [logs.new_session(service, items).session_id for _ in range(3)]
+    ids = {_session(service) for _ in range(3)}
+    live = service.layout.index_path
+    before = live.stat().st_ino
+    seen = _spy(monkeypatch)
+    assert service.reindex().messages == 90  # its own connection was open: closed first
+    [(existed, inode)] = seen
+    assert existed and live.stat().st_ino == inode != before  # the build itself
+    assert not Path(str(live) + "-wal").exists() or Path(str(live) + "-wal").stat().st_size == 0
+    assert {s.id for s in service.list_sessions().sessions} == ids  # reopened
+    assert len(service.search("word7 kept", scope="all")) == 3
+    assert not list(live.parent.glob(".index-rebuild-*"))
+
+
+def test_a_reindex_with_no_index_makes_none_to_copy_over(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = SessionService(home, project)
+    sid = _session(service)
     service.close()
     live = service.layout.index_path
     for suffix in ("", "-wal", "-shm"):
         Path(str(live) + suffix).unlink(missing_ok=True)
-    seen: list[tuple[bool, int]] = []
-    real = ingest.swap_in
-
-    def spy(built: Path, to: Path) -> None:
-        seen.append((to.exists(), built.stat().st_ino))
-        real(built, to)
-
-    monkeypatch.setattr(ingest, "swap_in", spy)
+    seen = _spy(monkeypatch)
     again = SessionService(home, project)
-    result = again.reindex()
-    assert result.messages == 90
+    assert again.reindex().messages == 30
     [(existed, inode)] = seen
-    assert not existed  # no empty index was made only to be copied over
-    assert live.stat().st_ino == inode  # the build itself, not a copy
-    assert not list(live.parent.glob(".index-rebuild-*"))
-    assert {s.id for s in again.list_sessions().sessions} == set(ids)
-    assert len(again.search("word7 kept", scope="all")) == 3
+    assert not existed and live.stat().st_ino == inode
+    assert [s.id for s in again.list_sessions().sessions] == [sid]
 
 
-def test_stale_wal_files_of_a_deleted_index_are_not_read_into_the_new_one(
+def test_while_another_process_has_the_index_open_the_build_is_copied_in(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = SessionService(home, project)
+    sid = _session(service, 10)
+    service.close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    other = subprocess.Popen([sys.executable, "-c", OTHER, str(home), str(project)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env=env)  # fmt: skip
+    try:
+        assert other.stdout is not None and other.stdin is not None
+        assert other.stdout.readline().strip() == "open"
+        # a line the other process's index has not seen, in the log only
+        path = service.layout.history_root.glob(f"*/*{sid}*.jsonl").__next__()
+        writer = service.open_session(path)
+        writer.append("transcript_message", message={"id": "late", "role": "user",
+                                                      "content": "late"})  # fmt: skip
+        writer.close()
+        service.close()  # this one has no connection open now; the other process has
+        live = service.layout.index_path
+        before = live.stat().st_ino
+        seen = _spy(monkeypatch)
+        again = SessionService(home, project)
+        assert again.reindex().messages == 11
+        assert seen and live.stat().st_ino == before  # copied into the open file
+        other.stdin.write("go on\n")
+        other.stdin.flush()
+        assert other.stdout.readline().strip() == "11"  # its connection sees the build
+        assert other.wait(30) == 0
+    finally:
+        if other.poll() is None:
+            other.kill()
+            other.wait()
+    assert again.reindex().messages == 11  # nobody has it open any more: renamed in
+    assert live.stat().st_ino == seen[-1][1]
+
+
+def test_a_killed_process_that_had_the_index_open_does_not_keep_it_copied(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = SessionService(home, project)
+    _session(service, 5)
+    service.close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    other = subprocess.Popen([sys.executable, "-c", OTHER, str(home), str(project)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env=env)  # fmt: skip
+    assert other.stdout is not None
+    assert other.stdout.readline().strip() == "open"
+    live = service.layout.index_path
+    with users.alone(live) as alone:
+        assert not alone
+    other.send_signal(signal.SIGKILL)
+    other.wait()
+    seen = _spy(monkeypatch)
+    assert SessionService(home, project).reindex().messages == 5
+    assert live.stat().st_ino == seen[-1][1]
+
+
+def test_an_opener_waits_while_a_rebuild_has_the_index_alone(tmp_path: Path) -> None:
+    live = tmp_path / "index.sqlite"
+    connect(live).close()
+    opened = threading.Event()
+    conns: list[sqlite3.Connection] = []
+
+    def open_it() -> None:
+        conns.append(connect(live))
+        opened.set()
+
+    with users.alone(live) as alone:
+        assert alone
+        thread = threading.Thread(target=open_it, daemon=True)
+        thread.start()
+        assert not opened.wait(0.3)  # held back until the rename is done
+    assert opened.wait(10)
+    thread.join()
+    with users.alone(live) as alone:
+        assert not alone  # open now (another open file of this process counts too)
+        reader = open_read_only(live)
+    conns[0].close()
+    with users.alone(live) as alone:
+        assert not alone  # the reader still has it
+    reader.close()
+    with users.alone(live) as alone:
+        assert alone
+
+
+def test_stale_wal_files_of_an_old_index_are_not_read_into_the_new_one(
     tmp_path: Path,
 ) -> None:
     live, built = tmp_path / "index.sqlite", tmp_path / "built.sqlite"
-    _db(live, "old", 10)
-    conn = sqlite3.connect(live)  # leaves a WAL with frames in it
+    conn = sqlite3.connect(live)
+    conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA wal_autocheckpoint=0")
+    conn.execute("CREATE TABLE old (n INTEGER)")
     conn.executemany("INSERT INTO old VALUES (?)", [(i,) for i in range(2000)])
     conn.commit()
     wal = Path(str(live) + "-wal").read_bytes()
-    conn.close()
-    live.unlink()  # deleted by hand, its WAL left behind
+    conn.close()  # a crash would have left its WAL: put it back
     Path(str(live) + "-wal").write_bytes(wal)
-    _db(built, "new", 5)
+    conn = sqlite3.connect(built)
+    conn.execute("CREATE TABLE new (n INTEGER)")
+    conn.executemany("INSERT INTO new VALUES (?)", [(i,) for i in range(5)])
+    conn.commit()
+    conn.close()
     swap.swap_in(built, live)
-    assert _rows(live, "new") == 5
+    conn = sqlite3.connect(live)
+    assert conn.execute("SELECT count(*) FROM new").fetchone()[0] == 5
+    conn.close()
     assert not built.exists()
-
-
-def test_an_index_created_while_the_build_is_linked_is_copied_into(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    live, built = tmp_path / "index.sqlite", tmp_path / "built.sqlite"
-    _db(built, "new", 7)
-    opened: list[sqlite3.Connection] = []
-    real_link = os.link
-
-    def racing_link(src: Path, dst: Path) -> None:
-        _db(live, "old", 3)  # another process creates the index and keeps it open
-        opened.append(sqlite3.connect(live))
-        assert opened[0].execute("SELECT count(*) FROM old").fetchone()[0] == 3
-        real_link(src, dst)  # raises FileExistsError
-
-    monkeypatch.setattr(swap.os, "link", racing_link)
-    swap.swap_in(built, live)
-    [other] = opened
-    assert other.execute("SELECT count(*) FROM new").fetchone()[0] == 7  # sees the build
-    other.close()
-    assert _rows(live, "new") == 7

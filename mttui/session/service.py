@@ -370,23 +370,24 @@ class SessionService:
 
     def reindex(self, progress: Callable[[int, int], None] | None = None) -> ReindexResult:
         """Rebuild the index from the logs; ``progress(done, total)`` counts bytes.
-
-        Half-done deletes are finished first (a rebuild would resurrect them), except in
-        an index of a newer mttui, which cannot be read: its error asks for this rebuild.
-        The build runs without the service lock: this process's writers keep appending.
-        """
+        Half-done deletes are finished first (a rebuild would resurrect them), unless
+        a newer mttui wrote the index. Built without the lock: writers keep appending."""
         from .delete import finish_all
 
         with self._lock:
-            try:  # no index yet: no delete to finish, nor one created only to be copied over
+            try:  # no index yet: no delete to finish (and none is made for it)
                 if self.layout.index_path.exists():
                     finish_all(self._db(), self.layout)
             except IndexTooNew:
                 warn(__name__, "rebuilding over an index that a newer mttui wrote")
-        result = ingest.rebuild(self.layout, progress)
+        result = ingest.rebuild(self.layout, progress, self._swap_in)
         with self._lock:
             self._fresh.update((True, False))
         return result
+
+    def _swap_in(self, built: Path, live: Path) -> None:
+        with self._lock:
+            self._index.swap_in(built)
 
     def doctor(self, repair: bool = False) -> DoctorReport:
         """Check every log against the index; ``repair`` finishes deletes, fixes

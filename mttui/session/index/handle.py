@@ -44,6 +44,14 @@ class IndexFile:
         self._conn, self._ino = conn, path.stat().st_ino
         return conn, True
 
+    def swap_in(self, built: Path) -> None:
+        """Put the rebuilt index ``built`` in place (``swap``), this connection closed
+        first: open, it would keep the build from being renamed in."""
+        from .swap import swap_in
+
+        self.close()
+        swap_in(built, self.layout.index_path)
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()

@@ -257,11 +257,12 @@ def catch_up(
     return changed
 
 
-def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
+def rebuild(layout: Layout, progress: Progress | None = None,
+            swap: Callable[[Path, Path], None] = swap_in) -> ReindexResult:
     """Rebuild the whole index from the logs and swap it in.
 
-    Built in a private temp file, then put in the live index's place (``swap``:
-    linked if there is none, else copied in atomically for processes that have it open).
+    Built in a private temp file, then put in the live index's place by ``swap``
+    (renamed when nobody has it open, else copied in atomically for those who have).
     ``progress(done, total)`` counts bytes of log read (plus a share for the FTS
     build at the end), for a progress bar.
     """
@@ -274,7 +275,7 @@ def rebuild(layout: Layout, progress: Progress | None = None) -> ReindexResult:
     tmp.unlink(missing_ok=True)
     try:
         sessions, messages, corrupt = build_index(layout, tmp, progress)
-        swap_in(tmp, layout.index_path)
+        swap(tmp, layout.index_path)
     finally:
         tmp.unlink(missing_ok=True)
     return ReindexResult(sessions, messages, corrupt, time.perf_counter() - started)

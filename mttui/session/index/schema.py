@@ -15,7 +15,7 @@ from typing import TypeAlias, TypedDict
 
 from ..errors import IndexTooNew
 from ..paths import FILE_MODE, Layout, secure_file
-from . import cjk, ledger_rows, marker_rows, owed, shards
+from . import cjk, ledger_rows, marker_rows, owed, shards, users
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -256,16 +256,24 @@ SESSION_TABLES = (*_V1_TABLES, "markers")
 
 
 def connect(path: Path, *, bulk: bool = False) -> sqlite3.Connection:
-    """Open (creating and migrating) the index at ``path``.
+    """Open (creating and migrating) the index at ``path``: the live index, under the
+    shared lock of its users (``users``) unless ``bulk``.
 
     ``bulk`` is for building a fresh index in a private temp file: no journal,
     no fsync, a big cache; the file is worthless if the process dies, which is fine.
     """
+    if bulk:
+        return _connect(path, bulk=True)
+    return users.open_shared(path, lambda: _connect(path, bulk=False))
+
+
+def _connect(path: Path, *, bulk: bool) -> users.HeldConnection:
     new = not path.exists()
     if new:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
     secure_file(path)
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                           factory=users.HeldConnection)  # fmt: skip
     conn.isolation_level = None  # explicit BEGIN/COMMIT only
     shards.register(conn)
     try:
@@ -292,12 +300,27 @@ def open_index(layout: Layout) -> sqlite3.Connection | None:
     if not layout.index_path.exists():
         return None
     try:
-        conn = sqlite3.connect(f"file:{layout.index_path}?mode=ro", uri=True, timeout=5)
-        shards.register(conn)
-        conn.execute("SELECT 1 FROM sessions LIMIT 1")
+        conn = open_read_only(layout.index_path)
     except sqlite3.Error:
         return None
+    try:
+        conn.execute("SELECT 1 FROM sessions LIMIT 1")
+    except sqlite3.Error:
+        conn.close()
+        return None
     return conn
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """The live index at ``path``, read-only, under the shared lock of its users."""
+
+    def opener() -> users.HeldConnection:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5,
+                               factory=users.HeldConnection)  # fmt: skip
+        shards.register(conn)
+        return conn
+
+    return users.open_shared(path, opener)
 
 
 def _enable_wal(conn: sqlite3.Connection) -> None:

@@ -6,27 +6,28 @@ import os
 import sqlite3
 from pathlib import Path
 
+from . import users
+
 
 def swap_in(built: Path, live: Path) -> None:
     """Replace the live index's content with ``built``.
 
-    With no live index, ``built`` is linked in its place: nobody can have it open,
-    and the link fails if somebody created it meanwhile (then it is copied as below).
-    A live index is overwritten through SQLite's backup API (every page written to
-    its WAL, then checkpointed), so that processes reading it see one or the other.
+    When nobody has the live index open (``users.alone``: nobody can open it either
+    until this is done), ``built`` is renamed over it and the old WAL files removed
+    (they would be read into the new file). Otherwise it is copied in through
+    SQLite's backup API (every page written to the WAL, then checkpointed), so that
+    processes reading it see one or the other.
     """
-    if not live.exists():
-        for suffix in ("-wal", "-shm"):  # left by an index deleted by hand: stale
-            Path(str(live) + suffix).unlink(missing_ok=True)
-        try:
-            os.link(built, live)
-        except FileExistsError:
-            pass  # created meanwhile: it may be open, so it is copied into
-        except OSError:  # no hard links on this file system
+    conn = sqlite3.connect(built)  # WAL in its header, as the live index is opened
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    finally:
+        conn.close()
+    with users.alone(live) as alone:
+        if alone:
+            for suffix in ("-wal", "-shm"):
+                Path(str(live) + suffix).unlink(missing_ok=True)
             os.replace(built, live)
-            return
-        else:
-            built.unlink()
             return
     src = sqlite3.connect(built)
     try:

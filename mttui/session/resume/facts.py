@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ..index.ingest import session_row
-from ..index.schema import open_index
+from ..index.schema import open_index, open_read_only
 from ..models import SessionInfo
 from ..paths import Layout
 from ..reader import ReadStats, first_record, read_all, read_record_at, read_records
@@ -167,7 +167,7 @@ def index_facts(conn: sqlite3.Connection, info: SessionInfo) -> LogFacts | None:
 
     def known(wanted: list[str]) -> set[str]:  # called later: its own connection
         marks = ",".join("?" * len(wanted))
-        other = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        other = open_read_only(Path(db))
         try:
             return {r[0] for r in other.execute(
                 f"SELECT id FROM messages WHERE sess = ? AND id IN ({marks})", (sess, *wanted))}

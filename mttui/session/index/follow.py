@@ -139,6 +139,17 @@ class Follower:
             self._cond.notify_all()
 
 
+def tokenize(conn: sqlite3.Connection, read: sqlite3.Connection, table: str, name: str,
+             lo: int, hi: int) -> int:
+    """Add the messages ``lo < rid <= hi`` of ``table`` (read through ``read``) to FTS
+    shard ``name`` and the CJK pairs on ``conn``; how many there were."""
+    found = read.execute(f"SELECT rid, text FROM {table} WHERE rid > ? AND rid <= ?",
+                         (lo, hi)).fetchall()  # fmt: skip
+    conn.executemany(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)", shards.fts_rows(found))
+    cjk.add(conn, found)
+    return len(found)
+
+
 def run_helper(index: Path, out: Path, bulk: Callable[[sqlite3.Connection], sqlite3.Connection],
                ask: Callable[[], str], tell: Callable[[str], None]) -> int:
     """The helper's side: build the older shard of ``index`` into ``out`` from the rows
@@ -166,12 +177,7 @@ def run_helper(index: Path, out: Path, bulk: Callable[[sqlite3.Connection], sqli
                 src = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
             while done < hi:
                 end = min(hi, done + STEP)
-                found = src.execute("SELECT rid, text FROM messages WHERE rid > ? AND rid <= ?",
-                                    (done, end)).fetchall()  # fmt: skip
-                conn.executemany(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)",
-                                 shards.fts_rows(found))  # fmt: skip
-                cjk.add(conn, found)
-                rows += len(found)
+                rows += tokenize(conn, src, "messages", name, done, end)
                 tell(f"n {end - done}")
                 done = end
             if word == "end":

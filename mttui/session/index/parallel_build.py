@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import cjk, shards
-from .follow import Follower, helper_main
+from .follow import Follower, helper_main, tokenize
 
 # Rows per statement (the progress is reported between them): about 1/64 of a
 # shard, within bounds.
@@ -60,11 +60,7 @@ def build_shard(index: Path, out: Path, name: str, lo: int, hi: int,
         start, chunk = lo, max(CHUNK_MIN, min(CHUNK_MAX, (hi - lo) // 64))
         while start < hi:
             end = min(hi, start + chunk)
-            found = conn.execute("SELECT rid, text FROM src.messages WHERE rid > ? AND rid <= ?",
-                                 (start, end)).fetchall()  # fmt: skip
-            conn.executemany(f"INSERT INTO {name} (rowid, text) VALUES (?, ?)",
-                             shards.fts_rows(found))  # fmt: skip
-            cjk.add(conn, found)
+            tokenize(conn, conn, "src.messages", name, start, end)
             report(end - start)
             start = end
         conn.execute("COMMIT")

@@ -38,8 +38,8 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
     asked: list[str | None] = []
     real = search_mod._shard_match
 
-    def spy(conn, name, q):  # type: ignore[no-untyped-def]
-        match = real(conn, name, q)
+    def spy(conn, name, grams):  # type: ignore[no-untyped-def]
+        match = real(conn, name, grams)
         asked.append(match)
         return match
 

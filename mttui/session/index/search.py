@@ -68,8 +68,9 @@ def _candidates(
             # The newer shard's rows all come after the older one's: its newest
             # matches first, the older shard only asked for what is still missing.
             found: list[Candidate] = []
+            grams = list(dict.fromkeys(g for tok in q.long for g in trigrams(tok)))
             for name in shards.SHARDS:
-                match = _shard_match(conn, name, q)
+                match = _shard_match(conn, name, grams)
                 if match is None:
                     continue  # a trigram no row of this shard has
                 found += conn.execute(
@@ -99,11 +100,10 @@ def _candidates(
     ).fetchall()
 
 
-def _shard_match(conn: sqlite3.Connection, name: str, q: ParsedQuery) -> str | None:
-    """What shard ``name`` is asked to MATCH: the rarest of the query's trigrams there
-    when some are rare (``SELECTIVE``), else all of them; ``None`` when one of them is
-    in no row of the shard (nothing there can match)."""
-    grams = list(dict.fromkeys(g for tok in q.long for g in trigrams(tok)))
+def _shard_match(conn: sqlite3.Connection, name: str, grams: list[str]) -> str | None:
+    """What shard ``name`` is asked to MATCH: the rarest of the query's trigrams
+    ``grams`` there when some are rare (``SELECTIVE``), else all of them; ``None`` when
+    one of them is in no row of the shard (nothing there can match)."""
     rare: list[tuple[int, str]] = []
     for gram in grams[:MAX_PROBES]:
         rows = len(conn.execute(f"SELECT rowid FROM {name} WHERE {name} MATCH ? LIMIT ?",

@@ -5,6 +5,7 @@ builds its shard itself."""
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import subprocess
 import sys
@@ -232,3 +233,77 @@ def test_a_rebuild_of_mostly_one_log_does_not_follow(
     conn = sqlite3.connect(service.layout.index_path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # the live index's own
     conn.close()
+
+
+# A helper that speaks the protocol and takes ``delay`` seconds per rowid granted.
+_PACED_HELPER = r"""
+import sys, time
+delay, done = float(sys.argv[1]), 0
+print("want", flush=True)
+while True:
+    word, arg = sys.stdin.readline().split()
+    hi = int(arg)
+    if word == "go":
+        print("want", flush=True)
+    time.sleep(delay * (hi - done))
+    print(f"n {hi - done}", flush=True)
+    done = hi
+    if word == "end":
+        break
+print(f"rows {done}", flush=True)
+"""
+
+
+def _meet(helper_delay: float, own_delay: float, last: int) -> tuple[int, list[tuple[int, int]]]:
+    child = subprocess.Popen([sys.executable, "-c", _PACED_HELPER, str(helper_delay)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    follower = follow.Follower(child)
+    try:
+        follower.meet(last)
+        claims = []
+        while (got := follower.claim()) is not None:
+            claims.append(got)
+            time.sleep(own_delay * (got[1] - got[0]))
+        split = follower.split()
+        assert child.wait(30) == 0
+        follower.join()
+        assert follower.rows == split  # the helper was told to end exactly there
+    finally:
+        follower.close()
+    return split, claims
+
+
+@pytest.mark.parametrize("helper_faster", [True, False])
+def test_the_rebuild_and_the_helper_meet_where_their_speeds_put_them(
+    monkeypatch: pytest.MonkeyPatch, helper_faster: bool
+) -> None:
+    monkeypatch.setattr(follow, "STEP", 100)
+    fast, slow = 10e-6, 60e-6  # seconds per row: one side does about 6 rows to 1
+    split, claims = _meet(fast if helper_faster else slow, slow if helper_faster else fast,
+                          last=12_050)  # fmt: skip
+    # The rebuild's claims go down from the newest row without a gap, to the split.
+    assert claims[0][1] == 12_050 and claims[-1][0] == split
+    assert all(a[0] == b[1] for a, b in itertools.pairwise(claims))
+    if helper_faster:
+        assert split > 8_000
+    else:
+        assert split < 4_000
+
+
+def test_a_helper_that_is_gone_leaves_every_row_to_the_rebuild(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(follow, "STEP", 100)
+    child = subprocess.Popen([sys.executable, "-c", "print('want', flush=True)"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    follower = follow.Follower(child)
+    try:
+        follower.meet(5_000)
+        claims = []
+        while (got := follower.claim()) is not None:
+            claims.append(got)
+        assert child.wait(30) == 0
+    finally:
+        follower.close()
+    assert sum(hi - lo for lo, hi in claims) == 5_000 - follower.split()
+    assert max(hi - lo for lo, hi in claims) <= 4 * 100  # in bounded ranges still

@@ -96,7 +96,7 @@ def test_a_failing_helper_process_costs_time_not_the_rebuild(
     monkeypatch.setenv("PYTHONHOME", str(home / "no-such-python"))  # the helper cannot start
     service.reindex()
     _, older, newer = _counts(service.layout.index_path)
-    assert older > 0 and newer > 0
+    assert older + newer == 120  # (what the helper was granted before it died is older)
     assert _hits(service, "common") == before
     assert not list(home.glob("*.messages_fts*"))  # no scratch file left behind
 
@@ -167,7 +167,7 @@ def test_a_big_enough_rebuild_uses_the_helper(
     home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = SessionService(home, project)
-    _sessions(service, 2, 50)
+    _sessions(service, 1, 100)  # one log: the helper builds the newer half at the end
     monkeypatch.setattr(parallel_build, "HELPER_FROM_BYTES", 0)
     helpers: list[object] = []
     spawn = parallel_build.spawn_helper

@@ -6,10 +6,15 @@ before the logs are read and builds the older shard (``shards.OLD``) from the
 rows the rebuild has already committed to its temp index (in WAL mode, so the
 helper reads while the rows after them are written). Rows are handed out in
 steps: the helper asks for the next step (one ``want`` line on its stdout) and
-gets ``go <rid>`` (tokenize up to that rowid) or, once every log is read,
-``end <rid>`` (the split: tokenize up to it and stop). Because the helper never
-gets ahead of what it was granted, the rebuild can put the split where both
-processes have about as much left to do, at or after the last grant.
+gets ``go <rid>`` (tokenize up to that rowid) or ``end <rid>`` (the split:
+tokenize up to it and stop).
+
+Once every log is read, the rebuild builds the newer shard from the newest rows
+down, claiming a range at a time (``claim``), while the helper goes on upwards;
+where they meet is the split. Neither waits for the other at the end by more than
+one step, however the two processes' speeds vary on a busy machine (a split fixed
+in advance, from the log bytes, left one of them idle for up to a tenth of the
+rebuild).
 
 The rows of a log are committed only after the whole log was read, and nothing
 a later log says changes them, so what the helper read is what the index holds;
@@ -30,10 +35,13 @@ from pathlib import Path
 
 from . import cjk, shards
 
-# Rowids per step: small enough that the split can be put where the work balances,
-# big enough that the round trips cost nothing (the helper asks for the next step
-# before it tokenizes the current one).
+# Rowids per step: small enough that neither side waits long for the other at the
+# end, big enough that the round trips cost nothing (the helper asks for the next
+# step before it tokenizes the current one).
 STEP = 1000
+# The rebuild's claims, in steps: a quarter of what is left between the two, within
+# these bounds (each claim below the last one starts a new FTS segment).
+CLAIM_STEPS = (1, 4)
 
 
 class Follower:
@@ -45,7 +53,7 @@ class Follower:
         self.rows: int | None = None  # the helper's row count, once it has finished
         self._committed = 0
         self._granted = 0
-        self._end: int | None = None
+        self._floor: int | None = None  # the rows above it are the rebuild's, once read
         self._closing = False
         self._wants = 0  # requests not answered yet
         self._cond = threading.Condition()
@@ -60,13 +68,33 @@ class Follower:
             self._committed = rid
             self._cond.notify_all()
 
-    def finish(self, upto: int) -> int:
-        """Every row is committed: the helper's shard ends at ``upto``, or at what it
-        was already granted if that is further. Returns the split."""
+    def meet(self, last: int) -> None:
+        """Every row up to ``last`` is committed: from now on the rebuild claims the
+        newest rows (``claim``) while the helper is granted the oldest."""
         with self._cond:
-            self._end = max(upto, self._granted)
+            self._committed = self._floor = last
             self._cond.notify_all()
-            return self._end
+
+    def claim(self) -> tuple[int, int] | None:
+        """The next range ``(lo, hi]`` for the rebuild to tokenize, below the ones it
+        had; None once it has met the helper's grants. If the helper is gone, the
+        rebuild claims every row it was not granted (and builds its shard again)."""
+        with self._cond:
+            assert self._floor is not None, "meet() first"
+            gap = self._floor - self._granted
+            if gap <= 0:
+                return None
+            least, most = (n * STEP for n in CLAIM_STEPS)
+            size = max(least, min(most, gap // 4))
+            lo, hi = max(self._granted, self._floor - size), self._floor
+            self._floor = lo
+            self._cond.notify_all()  # the helper may be waiting for its ``end``
+            return lo, hi
+
+    def split(self) -> int:
+        """Where the helper's shard ends, once ``claim`` has returned None."""
+        with self._cond:
+            return self._granted
 
     def position(self) -> int:
         with self._cond:
@@ -102,15 +130,15 @@ class Follower:
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._closing or (self._wants > 0 and (
-                    self._end is not None or self._committed > self._granted)))  # fmt: skip
+                    self._floor is not None or self._committed > self._granted)))  # fmt: skip
                 if self._closing:
                     return
                 self._wants -= 1
-                if self._end is not None:
-                    self._granted = self._end
-                    grant = f"end {self._end}\n"
+                if self._floor is not None and self._granted >= self._floor:
+                    grant = f"end {self._granted}\n"  # met: the split
                 else:
-                    self._granted = min(self._committed, self._granted + STEP)
+                    bound = self._committed if self._floor is None else self._floor
+                    self._granted = min(bound, self._granted + STEP)
                     grant = f"go {self._granted}\n"
             try:
                 into.write(grant)

@@ -289,8 +289,9 @@ def build_index(
     Fast pragmas (no fsync), files in order of last change so that the most
     recently active sessions get the highest message rowids (search ranks the
     newest matches), the FTS shards and CJK pairs filled on two cores: in a big
-    rebuild the helper tokenizes the older rows while newer logs are read (``follow``,
-    the split where both have as much left), else both at the end (``parallel_build``).
+    rebuild the helper tokenizes the older rows while newer logs are read (``follow``;
+    the split is where it meets this process going down from the newest rows), else
+    both at the end (``parallel_build``).
     """
     from . import parallel_build
 
@@ -328,13 +329,9 @@ def build_index(
             if progress is not None:  # the helper's part of the FTS share meanwhile
                 progress(done + (follower.share(marks[-1][0], done) if follower else 0), total)
         conn.execute("COMMIT")
-        if follower is None:
-            upto = parallel_build.split_point(conn, marks, read_total // 2)
-        else:  # as much left to do each (the shards are copied in once both are built)
-            behind = parallel_build.bytes_at(conn, marks, follower.position())
-            upto = follower.finish(
-                parallel_build.split_point(conn, marks, (behind + read_total) // 2))
-        shards.set_split(conn, upto)
+        # Without a helper following, the split is where half of the log bytes are;
+        # with one, it is where the two meet (``parallel_build.fill``).
+        upto = 0 if follower else parallel_build.split_point(conn, marks, read_total // 2)
         row = conn.execute(
             "SELECT count(*), coalesce(sum(message_count), 0), "
             "coalesce(sum(corrupt_lines), 0) FROM sessions"

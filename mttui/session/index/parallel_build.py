@@ -6,9 +6,10 @@ shard by a helper process, the older one here, both reading the index's rows
 (only reading: neither holds a write lock on it). In a big rebuild the helper has
 started before the logs were read and builds the older shard instead, following
 the rows as they are committed (``follow``); this process then builds the newer
-one. Their tables are then copied into the index, which is cheap next to
-tokenizing. If the helper cannot run or fails, its shard is built here
-afterwards, so a rebuild never depends on it.
+one from the newest rows down, and the split is where the two meet. Their tables
+are then copied into the index with the split, which is cheap next to tokenizing.
+If the helper cannot run or fails, its shard is built here afterwards, so a
+rebuild never depends on it.
 
 Progress is counted in messages tokenized, by both processes together.
 """
@@ -46,10 +47,22 @@ def _bulk(conn: sqlite3.Connection) -> sqlite3.Connection:
     return conn
 
 
+Claim = Callable[[], tuple[int, int] | None]  # the next rows (lo, hi] to tokenize
+
+
 def build_shard(index: Path, out: Path, name: str, lo: int, hi: int,
                 report: Callable[[int], None]) -> None:
     """FTS shard ``name`` and CJK pairs of the messages ``lo < rid <= hi`` of ``index``,
     written into the new file ``out``; ``report(n)`` after each ``n`` rows."""
+    chunk = max(CHUNK_MIN, min(CHUNK_MAX, (hi - lo) // 64))
+    ranges = iter([(start, min(hi, start + chunk)) for start in range(lo, hi, chunk)])
+    build_claimed(index, out, name, lambda: next(ranges, None), report)
+
+
+def build_claimed(index: Path, out: Path, name: str, claim: Claim,
+                  report: Callable[[int], None]) -> None:
+    """FTS shard ``name`` and CJK pairs of the rows of ``index`` that ``claim()`` hands
+    out, range by range until it returns None, written into the new file ``out``."""
     out.unlink(missing_ok=True)
     conn = _bulk(sqlite3.connect(out))
     try:
@@ -57,12 +70,9 @@ def build_shard(index: Path, out: Path, name: str, lo: int, hi: int,
         conn.execute(shards.ddl(name, shards.ROWS[name]))
         conn.execute(cjk.SCHEMA)
         conn.execute("BEGIN")
-        start, chunk = lo, max(CHUNK_MIN, min(CHUNK_MAX, (hi - lo) // 64))
-        while start < hi:
-            end = min(hi, start + chunk)
-            tokenize(conn, conn, "src.messages", name, start, end)
-            report(end - start)
-            start = end
+        while (got := claim()) is not None:
+            tokenize(conn, conn, "src.messages", name, *got)
+            report(got[1] - got[0])
         conn.execute("COMMIT")
     finally:
         conn.close()
@@ -87,18 +97,6 @@ def split_point(conn: sqlite3.Connection, marks: list[tuple[int, int]], half: in
             return lo
         before_rid, before = end_rid, end
     return before_rid
-
-
-def bytes_at(conn: sqlite3.Connection, marks: list[tuple[int, int]], rid: int) -> int:
-    """About how many log bytes the rows up to ``rid`` came from (``marks`` as built)."""
-    before = 0
-    for end_rid, end in marks:
-        if end_rid >= rid:
-            found = conn.execute("SELECT byte_offset FROM messages WHERE rid = ?",
-                                 (rid,)).fetchone()  # fmt: skip
-            return before + int(found[0]) if found is not None else before
-        before = end
-    return before
 
 
 def forward(progress: Callable[[int, int], None]) -> Callable[[int, int], None]:
@@ -145,10 +143,11 @@ def _follow(child: subprocess.Popen[str], add: Callable[[int], None]) -> threadi
 
 def fill(index: Path, upto: int, last: int, report: Report | None = None, *,
          log_bytes: int, follower: Follower | None = None) -> None:
-    """Build both shards of ``index`` (rows ``<= upto`` old, up to ``last`` new) and the
-    CJK pairs; the FTS tables must be empty and the split recorded. ``log_bytes`` (the
-    size of the logs read) decides whether a helper is worth it; a ``follower`` is a
-    helper already building the older shard (``follow``), ending at ``upto``."""
+    """Build both shards of ``index`` (rows ``<= upto`` old, up to ``last`` new), the
+    CJK pairs and the split; the FTS tables must be empty. ``log_bytes`` (the size of
+    the logs read) decides whether a helper is worth it. A ``follower`` is a helper
+    already building the older shard (``follow``): the split is then where it meets
+    this process building the newer one downwards, and ``upto`` is not used."""
     scratch = {name: index.with_name(f"{index.name}.{name}") for name in shards.SHARDS}
     done = [0, 0, 0]  # rows tokenized here, by the helper; the most ever reported
     lock = threading.Lock()
@@ -175,13 +174,16 @@ def fill(index: Path, upto: int, last: int, report: Report | None = None, *,
     try:
         if follower is not None:
             child, reader = follower.child, None
-            mine, theirs = (shards.NEW, upto, last), (shards.OLD, 0, upto)
+            follower.meet(last)
+            build_claimed(index, scratch[shards.NEW], shards.NEW, follower.claim, count(0))
+            upto = follower.split()
+            theirs = (shards.OLD, 0, upto)
         else:
             helper = last > upto and log_bytes >= HELPER_FROM_BYTES
             child = spawn_helper(index, scratch[shards.NEW], upto, last) if helper else None
             reader = _follow(child, count(1)) if child is not None else None
-            mine, theirs = (shards.OLD, 0, upto), (shards.NEW, upto, last)
-        build_shard(index, scratch[mine[0]], *mine, count(0))
+            theirs = (shards.NEW, upto, last)
+            build_shard(index, scratch[shards.OLD], shards.OLD, 0, upto, count(0))
         if child is not None:
             while child.poll() is None:  # the helper's progress meanwhile
                 tell()
@@ -195,7 +197,7 @@ def fill(index: Path, upto: int, last: int, report: Report | None = None, *,
             with lock:
                 ok, done[1] = False, 0  # its rows are counted again as they are built here
             build_shard(index, scratch[theirs[0]], *theirs, count(0))
-        _copy_in(index, scratch)
+        _copy_in(index, scratch, upto)
     finally:
         if child is not None and child.poll() is None:  # interrupted: the helper goes too
             child.kill()
@@ -224,13 +226,14 @@ def start_follower(index: Path) -> Follower | None:
     return Follower(child)
 
 
-def _copy_in(index: Path, scratch: dict[str, Path]) -> None:
+def _copy_in(index: Path, scratch: dict[str, Path], upto: int) -> None:
     conn = _bulk(sqlite3.connect(index))
     try:
         alias = {name: f"shard{i}" for i, name in enumerate(scratch)}
         for name, path in scratch.items():
             conn.execute(f"ATTACH ? AS {alias[name]}", (str(path),))
         conn.execute("BEGIN")
+        shards.set_split(conn, upto)
         conn.execute("DELETE FROM cjk_grams")
         for name, src in alias.items():
             for part in ("data", "idx", "docsize"):  # the shard's own tables, as built

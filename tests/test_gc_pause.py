@@ -103,3 +103,57 @@ def _env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if k != "MTTUI_HOME"}
+
+
+def test_a_run_makes_no_full_collections_young_ones_go_on() -> None:
+    """While a run's events are driven, the oldest generation is never walked (0.3 s and
+    more for a long chat's heap, a frozen screen while a reply streams); after it, it is
+    collected as before."""
+    from mttui.core.drive import drive
+    from mttui.graph.events import RunEnded
+
+    started: list[int] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    kept: list[list[int]] = []
+    before = gc.get_threshold()
+
+    def run() -> Iterator[RunEnded]:
+        for i in range(600_000):  # survivors, as a long chat's model view: a full
+            kept.append([i])  # collection would come by itself after a few hundred thousand
+        yield RunEnded("r1", "completed")
+
+    gc.callbacks.append(watch)
+    try:
+        outcome = drive(None, run(), emit=lambda event: None,  # type: ignore[arg-type]
+                        ask=lambda request: None)
+    finally:
+        gc.callbacks.remove(watch)
+    assert outcome.status == "completed"
+    assert 0 in started and 2 not in started
+    assert gc.get_threshold() == before
+    kept.clear()
+
+
+def test_overlapping_runs_hold_full_collections_until_the_last_ends() -> None:
+    full = gc.get_threshold()[2]
+    first, second = gc_pause.no_full_collections(), gc_pause.no_full_collections()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert gc.get_threshold()[2] > 1_000_000  # the second still goes
+    second.__exit__(None, None, None)
+    assert gc.get_threshold()[2] == full
+
+
+async def test_the_app_lets_keys_through_other_threads_and_restores_the_interval(
+    service: SessionService,
+) -> None:
+    before = sys.getswitchinterval()
+    app = make_app(service)
+    async with app.run_test(size=(100, 30)):
+        assert sys.getswitchinterval() == pytest.approx(0.001)
+    assert sys.getswitchinterval() == before

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from mttui.graph.events import ApprovalRequested, Notice, RunEnded, RunEvent
+from mttui.session import gc_pause
 from mttui.session.pending import PendingError
 
 from .handle import ApprovalAnswer, SessionHandle
@@ -51,13 +52,14 @@ def drive(handle: SessionHandle, events: Iterator[RunEvent] | None, *, emit: Emi
     while True:
         if events is not None:
             request = None
-            for event in events:
-                emit(event)
-                if isinstance(event, ApprovalRequested):
-                    request = event
-                elif isinstance(event, RunEnded):
-                    end = event
-                failed = failed or (isinstance(event, Notice) and event.level == "error")
+            with gc_pause.no_full_collections():  # no screen freezes while it streams
+                for event in events:
+                    emit(event)
+                    if isinstance(event, ApprovalRequested):
+                        request = event
+                    elif isinstance(event, RunEnded):
+                        end = event
+                    failed = failed or (isinstance(event, Notice) and event.level == "error")
             if end is None or end.status != "awaiting_approval" or request is None:
                 return Outcome(end, None, failed)
         if request is None:

@@ -1,7 +1,8 @@
 """B13: keys while an answer streams, and the last byte to the final paint.
 
 The chat of a session with 10 000 messages is open (Textual's test driver, a real
-app, the scripted OpenAI-compatible server on 127.0.0.1). An answer of ~8 000
+app, the scripted OpenAI-compatible server on 127.0.0.1, in a process of its own as a
+model server is: ``bench/model_server.py``). An answer of ~8 000
 tokens streams — as fast as the server sends, and at ~200 tokens/s — while keys
 are typed into the prompt; each key is timed from the press until the prompt
 holds it. Baseline: the same keys while idle. Then: from the answer's final
@@ -19,6 +20,7 @@ from typing import Any
 from textual import events
 
 from ..context import Context
+from ..model_server import served
 from ..timing import Row, fmt_time
 
 CASE = "B13"
@@ -70,16 +72,14 @@ async def _measure(home: Path, project: Path, tokens: int, delay: float,
 
     service = SessionService(home, project)
     sid = write_session(service, "a long chat", chat_records(history))
-    server = fo.FakeOpenAI()
     pieces = tokens // 2
     reply = (fo.slow(_answer(tokens), delay=delay, pieces=pieces) if delay
              else fo.text(_answer(tokens), pieces=pieces))
-    server.add(reply)
-    app = make_app(service, open_browser=False, open_session=sid,
-                   settings=settings(provider="openai", base_url=server.url, api_key="bench",
-                                     auto_compress=False))
     result: dict[str, Any] = {}
-    try:
+    with served([reply]) as url:
+        app = make_app(service, open_browser=False, open_session=sid,
+                       settings=settings(provider="openai", base_url=url, api_key="bench",
+                                         auto_compress=False))
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             chat = app.screen
@@ -111,8 +111,6 @@ async def _measure(home: Path, project: Path, tokens: int, delay: float,
             result["streaming"] = await _type(pilot, prompt, KEYS)
             await _until(lambda: finished and painted)
             result["final"] = painted[-1] - finished[0]
-    finally:
-        server.close()
     return result
 
 

@@ -157,3 +157,30 @@ async def test_the_app_lets_keys_through_other_threads_and_restores_the_interval
     async with app.run_test(size=(100, 30)):
         assert sys.getswitchinterval() == pytest.approx(0.001)
     assert sys.getswitchinterval() == before
+
+
+@pytest.mark.parametrize("overdue", [True, False])
+def test_a_long_run_is_collected_between_its_steps(monkeypatch: pytest.MonkeyPatch,
+                                                   overdue: bool) -> None:
+    """A run that goes on for minutes still has its garbage collected fully, at the end
+    of a tool step (nothing streams then), once the hold is older than ``OVERDUE``."""
+    from mttui.core.drive import drive
+    from mttui.graph.events import RunEnded, ToolFinished
+
+    monkeypatch.setattr(gc_pause, "OVERDUE", 0.0 if overdue else 3600.0)
+    started: list[int] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    def run() -> Iterator[ToolFinished | RunEnded]:
+        yield ToolFinished("c1", "read_file", "success", "text")
+        yield RunEnded("r1", "completed")
+
+    gc.callbacks.append(watch)
+    try:
+        drive(None, run(), emit=lambda event: None, ask=lambda request: None)  # type: ignore[arg-type]
+    finally:
+        gc.callbacks.remove(watch)
+    assert (2 in started) is overdue

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from mttui.graph.events import ApprovalRequested, Notice, RunEnded, RunEvent
+from mttui.graph.events import ApprovalRequested, Notice, RunEnded, RunEvent, ToolFinished
 from mttui.session import gc_pause
 from mttui.session.pending import PendingError
 
@@ -59,6 +59,8 @@ def drive(handle: SessionHandle, events: Iterator[RunEvent] | None, *, emit: Emi
                         request = event
                     elif isinstance(event, RunEnded):
                         end = event
+                    elif isinstance(event, ToolFinished):
+                        gc_pause.quiet_point()  # a long run's garbage, between its steps
                     failed = failed or (isinstance(event, Notice) and event.level == "error")
             if end is None or end.status != "awaiting_approval" or request is None:
                 return Outcome(end, None, failed)

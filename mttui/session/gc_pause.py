@@ -12,21 +12,25 @@ of message objects), and a full collection walks all of it: 0.3–0.4 s here for
 10 000-message chat, several times during one fast reply, each a freeze of the
 screen while the user types. While a run goes (``no_full_collections``) only the
 young generations are collected, which is where a stream's garbage is; the full
-collection comes after it, when the reply stands still.
+collection comes after it, when the reply stands still, or, in a run that goes on
+for minutes, once a minute when a tool step has ended (``quiet_point``), so that
+what such a run leaves behind is still reclaimed.
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 # The process's collector is one for all threads, and so is this: how many runs go,
 # and the full-collection threshold to restore when the last one ends.
 _lock = threading.Lock()
-_held = {"runs": 0, "full": 10}
+_held: dict[str, float] = {"runs": 0, "full": 10, "since": 0.0}
 _NEVER = 1 << 30  # full collections after this many young ones: none in practice
+OVERDUE = 60.0  # seconds without a full collection after which a quiet point makes one
 
 
 def pause() -> None:
@@ -49,6 +53,7 @@ def no_full_collections() -> Iterator[None]:
         if _held["runs"] == 1:
             young, middle, _held["full"] = gc.get_threshold()
             gc.set_threshold(young, middle, _NEVER)
+            _held["since"] = time.monotonic()
     try:
         yield
     finally:
@@ -56,4 +61,15 @@ def no_full_collections() -> Iterator[None]:
             _held["runs"] -= 1
             if _held["runs"] == 0:
                 young, middle, _ = gc.get_threshold()
-                gc.set_threshold(young, middle, _held["full"])
+                gc.set_threshold(young, middle, int(_held["full"]))
+
+
+def quiet_point() -> None:
+    """Nothing streams now (a tool step has ended): if full collections have been held
+    for longer than ``OVERDUE``, one now."""
+    with _lock:
+        due = _held["runs"] > 0 and time.monotonic() - _held["since"] > OVERDUE
+        if due:
+            _held["since"] = time.monotonic()
+    if due:
+        gc.collect()

@@ -259,6 +259,10 @@ def _meet(helper_delay: float, own_delay: float, last: int) -> tuple[int, list[t
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
     follower = follow.Follower(child)
     try:
+        follower.committed(last)  # as while the logs are read: the helper starts on them
+        deadline = time.monotonic() + 30
+        while follower.position() == 0 and time.monotonic() < deadline:
+            time.sleep(0.001)  # (not timed: its interpreter's start is not its pace)
         follower.meet(last)
         claims = []
         while (got := follower.claim()) is not None:

@@ -128,7 +128,6 @@ class MttuiApp(App[None]):
         self._catch_signals()
         # Other threads (the model client's, parsing a fast stream) keep the GIL 5 ms at a
         # time by default; at 1 ms a key waits less behind them (B13).
-        self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(UI_SWITCH_INTERVAL)
         first, self.first_page = self.first_page, None
         self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects,

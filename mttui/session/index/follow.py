@@ -72,7 +72,7 @@ class Follower:
         """Every row up to ``last`` is committed: from now on the rebuild claims the
         newest rows (``claim``) while the helper is granted the oldest."""
         with self._cond:
-            self._committed = self._floor = last
+            self._floor = last  # grants are bounded by it from now on
             self._cond.notify_all()
 
     def claim(self) -> tuple[int, int] | None:

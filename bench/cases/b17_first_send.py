@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from tests.support import fake_openai as fo
 
 from ..context import Context
 from ..data import checkpoint_view, make_home
-from ..fresh import bytecode_env
+from ..fresh import bytecode_env, user_python
 from ..timing import Row, fmt_time
 
 CASE = "B17"
@@ -156,14 +155,14 @@ def _fresh(server: _Server, cmd: list[str], cwd: Path, env: dict[str, str]
 
 def _exec(server: _Server, root: Path, home: Path, project: Path, *args: str
           ) -> tuple[float, float, float]:
-    cmd = [sys.executable, "-c", MTTUI, "exec", "--provider", "openai", "--model", "bench",
+    cmd = [user_python(root), "-c", MTTUI, "exec", "--provider", "openai", "--model", "bench",
            "--base-url", server.url, *args]  # fmt: skip
     return _fresh(server, cmd, project, _env(root, home, server.url))
 
 
 def _bare(server: _Server, root: Path, n: int) -> tuple[float, float, float]:
     db = root / f"bare-{n}.sqlite"
-    cmd = [sys.executable, "-c", SPLIT + BARE_AGENT, server.url, str(db), TEXT]
+    cmd = [user_python(root), "-c", SPLIT + BARE_AGENT, server.url, str(db), TEXT]
     return _fresh(server, cmd, root, _env(root, root / "bare-home", server.url))
 
 

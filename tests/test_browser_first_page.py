@@ -7,6 +7,12 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+from textual.geometry import Region
+from textual.strip import Strip
+
+from mttui.screens import browser
+from mttui.session.first_page import FirstPage
 from mttui.session.service import SessionService
 from mttui.widgets.session_table import SessionTable
 from tests.support.tui import SIZE, make_app, msg, wait_for, write_session
@@ -65,3 +71,29 @@ async def test_first_page_before_the_catch_up(home: Path, project: Path,
         await wait_for(pilot, lambda: table.row_count == 3 and not app.screen.fetching)
         assert [s.id for s in table.sessions] == [behind, newer, old]
         assert table.current_id == old  # the refresh kept the cursor
+
+
+async def test_deferred_imports_wait_for_the_first_frame_with_rows(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the first page's frame does not need (dialogs, search, the preview's verdict)
+    is imported once that frame is drawn, not between the rows' layout and their frame."""
+    writer = SessionService(home, project)
+    write_session(writer, "Only one", [msg("user", "hello", 1)])
+    writer.close()
+    drawn: list[int] = []  # frames of the table drawn with rows
+    render = SessionTable.render_lines
+
+    def counted(self: SessionTable, crop: Region) -> list[Strip]:
+        if self.row_count:
+            drawn.append(self.row_count)
+        return render(self, crop)
+
+    calls: list[int] = []  # frames with rows drawn when the imports ran
+    monkeypatch.setattr(SessionTable, "render_lines", counted)
+    monkeypatch.setattr(browser, "import_deferred", lambda: calls.append(len(drawn)))
+    service = SessionService(home, project)
+    app = make_app(service, first_page=FirstPage(service))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(calls) and not app.screen.fetching)
+        assert calls[0] > 0  # after the table's first frame with its row

@@ -81,6 +81,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def cmd(name: str, help_: str) -> argparse.ArgumentParser:
+        if only == "":  # no arguments: no command is named, none needs describing
+            return cast(argparse.ArgumentParser, _Skipped())
         p = sub.add_parser(name, help=help_, description=help_)
         if only is not None and name != only:
             return cast(argparse.ArgumentParser, _Skipped())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,26 +20,30 @@ if TYPE_CHECKING:
 
 def run_tui(args: argparse.Namespace, service: SessionService) -> int:
     """Open the session browser, or a session with ``--continue`` / ``--resume S``."""
-    settings = settings_from(args)
     open_session: str | None = None
     # No catch-up here: the browser does it in a worker once it is on screen.
     if args.continue_ or args.resume:
         ref = "last" if args.continue_ else args.resume
         open_session = service.resolve(ref).id
     elif args.resume is None and not has_sessions(service):
-        return _run_app(service, settings, open_browser=False)  # a new chat, at once
+        # a new chat, at once
+        return _run_app(service, settings_from(args), open_browser=False)
     first = None
-    if open_session is None:  # the browser first: its page is read while the app imports
-        from mttui.session.first_page import FirstPage
+    if open_session is None:  # the browser first: its page is read while the settings
+        from mttui.session.first_page import FirstPage  # are read and the app imports
 
         first = FirstPage(service)  # the browser's page size (checked when it is taken)
-    return _run_app(service, settings, open_session=open_session, first_page=first)
+    return _run_app(service, settings_from(args), open_session=open_session, first_page=first)
 
 
 def has_sessions(service: SessionService) -> bool:
     """Whether the project has a session log (a look at its folder: no index needed)."""
     folder = service.layout.project_dir(service.project_hash)
-    return folder.is_dir() and any(folder.glob("*.jsonl"))
+    try:  # the first log found will do (a glob lists all 10 000 of a big folder first)
+        with os.scandir(folder) as entries:
+            return any(entry.name.endswith(".jsonl") for entry in entries)
+    except OSError:  # no folder yet (or not one)
+        return False
 
 
 def demo_home() -> Path:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 def import_deferred() -> None:
     """The preview's verdict, the search panel and the dialogs: imported once the first
-    page is drawn (the first frame does not need them), before a key can ask for them
+    page is on the screen (its frame does not need them), before a key can ask for them
     (imported in a key's handler, the keys typed right after it were lost)."""
     from mttui.session.resume import verdict  # noqa: F401
 
@@ -198,8 +198,8 @@ class BrowserScreen(Screen[None]):
                 + ("." if self.all_projects else ", or a to see every project."))
         elif message.reset:
             self._schedule_preview()
-        if message.reset and not message.final:
-            self.call_after_refresh(import_deferred)
+        if message.reset and not message.final and not table.sessions:
+            self.call_after_refresh(import_deferred)  # else once the rows are drawn
         self._replay_typed()
 
     def _replay_typed(self) -> None:
@@ -207,6 +207,10 @@ class BrowserScreen(Screen[None]):
         typed, self._typed_ahead = self._typed_ahead, []
         if typed:
             self.post_message(ReplayKeys([(k.key, k.character) for k in typed]))
+
+    @on(SessionTable.RowsDrawn)
+    def _rows_drawn(self) -> None:
+        import_deferred()
 
     @on(SessionTable.NeedMore)
     def _more(self) -> None:

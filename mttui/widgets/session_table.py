@@ -10,7 +10,9 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.coordinate import Coordinate
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import DataTable
 
 from mttui.session.models import SessionInfo
@@ -47,6 +49,10 @@ class SessionTable(DataTable[Text]):
     class NeedMore(Message):
         """The cursor or the scroll position came near the last loaded row."""
 
+    class RowsDrawn(Message):
+        """The first frame with rows is being drawn: what it did not need may load now
+        (handled once that frame is on the screen)."""
+
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
         self.clock = clock
@@ -56,6 +62,7 @@ class SessionTable(DataTable[Text]):
         self.show_project = False  # the all-projects view: a Project column
         self._columns: list[tuple[str, str, int]] = list(FIXED)
         self.fallback: str | None = None  # where the cursor goes if its row is gone
+        self._drawn = False  # RowsDrawn was posted
 
     # -- data -----------------------------------------------------------------
     def set_sessions(self, sessions: list[SessionInfo], *, reset: bool, more: bool) -> None:
@@ -178,6 +185,13 @@ class SessionTable(DataTable[Text]):
 
     def on_mount(self) -> None:
         self._layout_columns()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        if not self._drawn and self.row_count:
+            self._drawn = True
+            self.post_message(self.RowsDrawn())
+        return lines
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout_columns()

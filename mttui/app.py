@@ -159,11 +159,12 @@ class MttuiApp(App[None]):
         """Import LangGraph & co. in a thread (not on the UI thread) so the first send is quick."""
         import importlib
 
-        modules = ["mttui.graph.runner", "mttui.graph.agent", "mttui.graph.checkpoints"]
-        provider = self.settings.provider
-        modules.append("mttui.graph.models." + ("offline" if provider == "offline" else "openai"))
-        for name in modules:
+        for name in ["mttui.graph.runner", "mttui.graph.agent", "mttui.graph.checkpoints",
+                     "mttui.graph.message_saver", "mttui.graph.run_loop", "mttui.graph.prompt",
+                     "mttui.graph.resume.apply"]:
             importlib.import_module(name)
+        if self.settings.provider != "offline":
+            importlib.import_module("mttui.graph.models.openai").warm_up()
 
     # -- screens --------------------------------------------------------------
     def _chat(self, session_id: str | None, *, around: int | None = None) -> None:

@@ -63,3 +63,26 @@ def test_one_wake_up_however_many_tokens() -> None:
     assert drained[0].text == "".join(f"{i} " for i in range(1000))
     buf.add(TextDelta("m2", "y"))
     assert len(wakes) == 2 and buf.drain() == [TextDelta("m2", "y")]
+
+
+SAMPLES = [
+    ANSWER,
+    "| a | b |\n|---|---|\n| ~~old~~ | **new** |",
+    "1. first\n2. second with [a link](https://example.com) and https://example.org\n\n> quoted",
+    "# Title\n\n```\nplain fence\n```\n\n---\n\n*em* `code` 修复",
+    "",
+]
+
+
+def test_the_shared_parser_renders_as_richs_own_markdown() -> None:
+    """BlockMarkdown sets what rich's Markdown sets, with one parser for every block."""
+    from rich.markdown import Markdown
+
+    from mttui.widgets.markdown_blocks import BlockMarkdown
+
+    console = make_console(72)
+    for sample in SAMPLES:
+        ours = console.render_lines(BlockMarkdown(sample), pad=False)
+        richs = console.render_lines(Markdown(sample, hyperlinks=False), pad=False)
+        assert ours == richs, sample
+    assert BlockMarkdown("x").parsed is not None

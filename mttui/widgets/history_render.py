@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console, Group, RenderableType
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.style import Style
 from rich.table import Table
@@ -25,7 +24,7 @@ from .glyphs import ascii_only, glyph
 from .history_items import Item
 from .history_ledger import can_settle, ledger_line
 from .history_rewound import header_text, is_hidden
-from .markdown_blocks import markdown_lines
+from .markdown_blocks import BlockMarkdown, markdown_lines
 from .text import full_args, literal, short_args, tokens
 from .tool_live import TAIL_EXPANDED, live_tail, running_label
 
@@ -207,7 +206,7 @@ def compression_block(item: Item, pal: Palette) -> RenderableType:
     if not item.expanded:
         return head
     summary = snapshot_markdown(literal(item.text)) or "(no summary)"
-    return Group(head, Padding(Markdown(summary, hyperlinks=False), (0, 0, 0, 2)))
+    return Group(head, Padding(BlockMarkdown(summary), (0, 0, 0, 2)))
 
 
 def warnings_block(item: Item, pal: Palette) -> RenderableType:

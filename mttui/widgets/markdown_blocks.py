@@ -10,7 +10,9 @@ by (text, width), so an update renders only the block still being written.
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from markdown_it import MarkdownIt
 from rich.console import Console, ConsoleOptions
 from rich.markdown import Markdown
 from rich.segment import Segment
@@ -19,6 +21,31 @@ from textual.strip import Strip
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 BlockCache = dict[tuple[str, int], list[Strip]]
+
+
+@cache
+def _parser() -> MarkdownIt:
+    """The parser rich configures for its Markdown, made once: rich makes one for every
+    Markdown, compiling its link patterns each time (~0.5 ms, most of a short block's
+    render; a stream re-renders its open block every frame)."""
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+class BlockMarkdown(Markdown):
+    """rich's Markdown without links (hyperlinks off), parsed by the shared parser.
+
+    Sets what rich's own ``__init__`` sets (``tests/test_markdown_blocks.py`` checks
+    that both render alike)."""
+
+    def __init__(self, markup: str) -> None:  # noqa: D107 - no super(): it makes a parser
+        self.markup = markup
+        self.parsed = _parser().parse(markup)
+        self.code_theme = "monokai"
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = False
+        self.inline_code_lexer = None
+        self.inline_code_theme = "monokai"
 
 
 def split_blocks(text: str) -> list[str]:
@@ -64,7 +91,7 @@ def markdown_lines(
         key = (block, width)
         lines = cache.get(key)
         if lines is None:
-            md = Markdown(block, hyperlinks=False, code_theme="monokai")
+            md = BlockMarkdown(block)
             lines = [Strip(line).simplify()
                      for line in _trimmed(console.render_lines(md, options, pad=False))]
             if not (last and open_end):

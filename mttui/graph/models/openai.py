@@ -37,3 +37,29 @@ def make_openai(settings: Settings) -> ChatOpenAI:
         metadata={RETRIES_KEY: settings.max_retries},
         timeout=settings.timeout,
     )
+
+
+def warm_up() -> None:
+    """Load what a first request would load (the app does it in a thread once it has
+    shown its first screen): the client's modules and the model class, a pydantic class
+    made on first use. Done in the request instead, this work competed with the UI for
+    the interpreter while the first answer streamed (keys waited up to 0.9 s)."""
+    import contextlib
+    import importlib
+
+    from .payload import fast_chat_openai
+
+    fast_chat_openai()
+    for name in FIRST_REQUEST:
+        # another version of the client may lay its modules out otherwise: skipped
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+
+
+# What a first streamed request imports besides (seen by comparing the modules loaded
+# before and after one): the client's chat resource and stream reader, and its HTTP stack.
+FIRST_REQUEST = (
+    "openai.resources.chat.chat", "openai.resources.chat.completions.completions",
+    "openai.lib.streaming.chat", "jiter",
+    "httpcore", "httpcore2", "h11", "anyio._backends._asyncio", "truststore",
+)  # fmt: skip

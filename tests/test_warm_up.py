@@ -1,0 +1,68 @@
+"""The app's warm-up loads what a first request needs, so the first answer does not
+load it while it streams (the loading competed with the UI: keys waited up to 0.9 s).
+
+Run in a fresh interpreter: this one has imported everything already."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = r"""
+import asyncio, json, sys
+from pathlib import Path
+from tests.support import fake_openai as fo
+from tests.support.tui import chat_records, make_app, settings, settle, wait_for, write_session
+from mttui.session.service import SessionService
+from mttui.widgets.prompt import PromptArea
+
+async def main(root, warm):
+    service = SessionService(root / "home", root / "project")
+    sid = write_session(service, "a chat", chat_records(20))
+    server = fo.FakeOpenAI().add(fo.text("the first answer", pieces=5))
+    app = make_app(service, open_browser=False, open_session=sid, warm_up=warm,
+                   settings=settings(provider="openai", base_url=server.url, api_key="k"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        if warm:
+            await wait_for(pilot, lambda: app._warmed and not any(
+                w.group == "warm-up" for w in app.workers), limit=30)
+            await settle(pilot)
+        before = set(sys.modules)
+        chat = app.screen
+        prompt = chat.query_one("#prompt", PromptArea)
+        prompt.focus()
+        prompt.text = "hello"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any("the first answer" in (i.text or "")
+                                          for i in chat.history.items), limit=30)
+        await settle(pilot)
+        print(json.dumps(sorted(set(sys.modules) - before)))
+    server.close()
+
+root = Path(sys.argv[1])
+(root / "project").mkdir(parents=True)
+asyncio.run(main(root, sys.argv[2] == "warm"))
+"""
+
+HEAVY = ("langchain_openai", "openai", "httpx", "httpcore", "anyio", "langgraph", "mttui")
+
+
+def _first_request_imports(tmp_path: Path, mode: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / mode), mode],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return list(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_after_the_warm_up_a_first_request_loads_no_client_or_graph_module(
+    tmp_path: Path,
+) -> None:
+    cold = _first_request_imports(tmp_path, "cold")
+    warm = _first_request_imports(tmp_path, "warm")
+    assert [m for m in cold if m.split(".")[0] in HEAVY]  # what the warm-up is for
+    assert [m for m in warm if m.split(".")[0] in HEAVY] == []

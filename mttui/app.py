@@ -156,10 +156,11 @@ class MttuiApp(App[None]):
                         name="loading the agent runtime")
 
     def _warm_up(self) -> None:
-        """Import LangGraph & co. in a thread (not on the UI thread) so the first send is quick."""
+        """Import the chat, LangGraph & co. in a thread: the first chat and send are quick."""
         import importlib
 
-        for name in ["mttui.graph.runner", "mttui.graph.agent", "mttui.graph.checkpoints",
+        for name in ["mttui.screens.chat", "mttui.graph.runner", "mttui.graph.agent",
+                     "mttui.graph.checkpoints",
                      "mttui.graph.message_saver", "mttui.graph.run_loop", "mttui.graph.prompt",
                      "mttui.graph.resume.apply"]:
             importlib.import_module(name)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
@@ -92,3 +94,34 @@ def test_the_warm_up_loads_the_chat_screen_and_the_model_client(tmp_path: Path) 
     before, after = json.loads(done.stdout.strip().splitlines()[-1])
     assert before == [False, False, False]
     assert after == [True, True, True]
+
+
+def test_a_request_waits_for_the_warm_ups_imports_and_a_late_warm_up_does_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One thread imports the client at a time (two importing one package's modules in
+    opposite orders can be handed a half-initialised module); once a model was made, its
+    requests load what they need and the warm-up no longer imports anything."""
+    import importlib
+    import threading
+
+    from mttui.config import Settings
+    from mttui.graph.models import openai as provider
+
+    made: list[object] = []
+    try:
+        provider._MADE.clear()
+        with provider._LOADING:  # a warm-up importing
+            maker = threading.Thread(target=lambda: made.append(
+                provider.make_openai(Settings(provider="openai", api_key="k"))))
+            maker.start()
+            maker.join(0.3)
+            assert maker.is_alive() and not made  # waits for it
+        maker.join(30)
+        assert made and provider._MADE.is_set()
+        imported: list[str] = []
+        monkeypatch.setattr(importlib, "import_module", lambda name: imported.append(name))
+        provider.warm_up()
+        assert imported == []
+    finally:
+        provider._MADE.clear()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from ..retry import RETRIES_KEY
@@ -14,29 +15,35 @@ if TYPE_CHECKING:
 
 # Local servers (vLLM, Ollama, LM Studio) accept any key; the client insists on one.
 PLACEHOLDER_KEY = "not-needed"
+# The warm-up's imports and a first request's, one thread at a time: two threads
+# importing one package's modules in opposite orders can be handed a module that the
+# other is still initialising (Python's import lock lets a circular wait through).
+_LOADING = threading.Lock()
+_MADE = threading.Event()  # a model was made: its requests load what they need themselves
 
 
 def make_openai(settings: Settings) -> ChatOpenAI:
     """``ChatOpenAI`` with streaming usage and a timeout; the request is retried (backoff on
     timeouts, lost connections, 429/5xx) by ``graph/retry.py``, not by the client. Its
     messages and tools are sent without the client's parameter walk (:mod:`.payload`)."""
-    from .payload import fast_chat_openai
-
-    ChatOpenAI = fast_chat_openai()  # noqa: N806 (a class)
     if not settings.api_key and not settings.base_url:
         raise ModelConfigError(
             "provider openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)"
         )
-    return ChatOpenAI(
-        model=settings.model,
-        base_url=settings.base_url,
-        api_key=settings.api_key or PLACEHOLDER_KEY,  # type: ignore[arg-type]
-        streaming=True,
-        stream_usage=True,
-        max_retries=0,  # retried by graph/retry.py, where the chat can see it
-        metadata={RETRIES_KEY: settings.max_retries},
-        timeout=settings.timeout,
-    )
+    with _LOADING:  # waits for a warm-up still importing the client
+        from .payload import fast_chat_openai
+
+        _MADE.set()
+        return fast_chat_openai()(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key=settings.api_key or PLACEHOLDER_KEY,  # type: ignore[arg-type]
+            streaming=True,
+            stream_usage=True,
+            max_retries=0,  # retried by graph/retry.py, where the chat can see it
+            metadata={RETRIES_KEY: settings.max_retries},
+            timeout=settings.timeout,
+        )
 
 
 def warm_up() -> None:
@@ -49,11 +56,14 @@ def warm_up() -> None:
 
     from .payload import fast_chat_openai
 
-    fast_chat_openai()
-    for name in FIRST_REQUEST:
-        # another version of the client may lay its modules out otherwise: skipped
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
+    with _LOADING:
+        if _MADE.is_set():  # too late: a request is loading what it needs
+            return
+        fast_chat_openai()
+        for name in FIRST_REQUEST:
+            # another version of the client may lay its modules out otherwise: skipped
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
 
 
 # What a first streamed request imports besides (seen by comparing the modules loaded

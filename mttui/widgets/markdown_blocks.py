@@ -34,10 +34,10 @@ def _parser() -> MarkdownIt:
 class BlockMarkdown(Markdown):
     """rich's Markdown without links (hyperlinks off), parsed by the shared parser.
 
-    Sets what rich's own ``__init__`` sets (``tests/test_markdown_blocks.py`` checks
-    that both render alike)."""
+    Sets what rich's own ``__init__`` sets (``tests/test_stream_render.py`` checks that
+    both render alike)."""
 
-    def __init__(self, markup: str) -> None:  # noqa: D107 - no super(): it makes a parser
+    def __init__(self, markup: str) -> None:  # no super().__init__: it makes a parser
         self.markup = markup
         self.parsed = _parser().parse(markup)
         self.code_theme = "monokai"

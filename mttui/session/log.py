@@ -22,9 +22,12 @@ def dump_record(record: Mapping[str, object]) -> bytes:
     return _dump(record)[0]
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps's, made once
+
+
 def _dump(record: Mapping[str, object]) -> tuple[bytes, bool]:
     """The line of ``record`` and whether unencodable text had to be replaced in it."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    line = _ENCODER.encode(record) + "\n"
     try:
         return line.encode("utf-8"), False
     except UnicodeEncodeError:  # JSON leaves surrogates as they are with ensure_ascii=False
@@ -91,19 +94,20 @@ class SessionLog:
             _terminate_torn_tail(self.path)
             self._torn = False
         records: list[dict[str, object]] = []
+        stamp = iso_timestamp()  # one fsync, one moment
         for type_, fields in items:
             self._seq += 1
             rec: dict[str, object] = {
                 "type": type_,
                 "seq": self._seq,
-                "timestamp": iso_timestamp(),
+                "timestamp": stamp,
                 "session_id": self.session_id,
             }
             rec.update({k: v for k, v in fields.items() if k not in rec})
             records.append(rec)
         done = self._seq - len(records)
         try:
-            for i, rec in enumerate(records):
+            for i, rec in enumerate(records):  # one record per write() (storage.md)
                 data, fixed = _dump(rec)
                 if fixed:  # return the record as written (U+FFFD in place)
                     records[i] = json.loads(data)

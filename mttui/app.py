@@ -107,6 +107,15 @@ class MttuiApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
 
+    def get_default_screen(self) -> Screen[Any]:
+        """The session browser, at the bottom of the stack. As the default screen it is
+        composed with the app, so its first frame is drawn once the app's start-up batch
+        ends; a screen pushed from ``on_mount`` was drawn inside it, and that frame was
+        thrown away."""
+        first, self.first_page = self.first_page, None
+        return BrowserScreen(self.service, self.clock, all_projects=self.all_projects,
+                             first_page=first)
+
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver, reading pasted text as one paste (``terminal_driver``)."""
         from .terminal_driver import driver_for
@@ -129,9 +138,6 @@ class MttuiApp(App[None]):
         # Other threads (the model client's, parsing a fast stream) keep the GIL 5 ms at a
         # time by default; at 1 ms a key waits less behind them (B13).
         sys.setswitchinterval(UI_SWITCH_INTERVAL)
-        first, self.first_page = self.first_page, None
-        self.push_screen(BrowserScreen(self.service, self.clock, all_projects=self.all_projects,
-                                       first_page=first))
         if self.open_session:
             self._chat(self.open_session, around=self.around)
         elif not self.open_browser:

@@ -6,11 +6,14 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.geometry import Region
+from textual.screen import Screen
 from textual.strip import Strip
 
+from mttui.app import MttuiApp
 from mttui.screens import browser
 from mttui.session.first_page import FirstPage
 from mttui.session.service import SessionService
@@ -97,3 +100,49 @@ async def test_deferred_imports_wait_for_the_first_frame_with_rows(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: bool(calls) and not app.screen.fetching)
         assert calls[0] > 0  # after the table's first frame with its row
+
+
+def _sessions(home: Path, project: Path, count: int) -> None:
+    writer = SessionService(home, project)
+    for i in range(count):
+        write_session(writer, f"Session {i}", [msg("user", f"hello {i}", 1)])
+    writer.close()
+
+
+@pytest.mark.parametrize("count", [2, 45])  # fewer rows than fit; more (a scrollbar)
+async def test_the_first_frame_shown_holds_the_rows(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    """The browser's first frame is drawn once, with its rows: not inside the app's
+    start-up batch (where Textual throws the frame away), and with the columns laid out
+    for the width the layout then gives (no empty frame, no second layout)."""
+    _sessions(home, project, count)
+    shown: list[tuple[int, int]] = []  # (batch depth, rows) of each frame sent to display
+    display = MttuiApp._display
+
+    def recorded(self: MttuiApp, screen: Screen[Any], renderable: Any) -> None:
+        if renderable is not None and isinstance(screen, browser.BrowserScreen):
+            shown.append((self._batch_count, screen.table.row_count))
+        display(self, screen, renderable)
+
+    layouts: list[int] = []
+    clear = SessionTable.clear
+
+    def counted(self: SessionTable, columns: bool = False) -> SessionTable:
+        if columns:
+            layouts.append(self.row_count)
+        return clear(self, columns)
+
+    monkeypatch.setattr(MttuiApp, "_display", recorded)
+    monkeypatch.setattr(SessionTable, "clear", counted)
+    service = SessionService(home, project)
+    app = make_app(service, first_page=FirstPage(service))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(shown) and not app.screen.fetching)
+        await pilot.pause()
+        table = app.screen.query_one(SessionTable)
+        assert shown[0] == (0, count)  # displayed, and with every row of the first page
+        assert len(layouts) == 1  # the columns' first layout was the one that stayed
+        title = table.columns[next(iter(table.columns))]
+        fixed = sum(c.width + 2 for c in list(table.columns.values())[1:])
+        assert title.width + fixed + 2 == table.scrollable_content_region.width

@@ -75,6 +75,7 @@ class SessionTable(DataTable[Text]):
                     known.add(info.id)
                     self.sessions.append(info)
             self.more = more
+            self._layout_columns(self._expected_width())  # no-op until the size is known
             return
         keep = self.current_id if reset else None
         fallback, self.fallback = self.fallback, None
@@ -117,7 +118,7 @@ class SessionTable(DataTable[Text]):
         return [Text(title, style="" if info.title else "italic", no_wrap=True)] + [
             cells[key] for key, _, _ in self._columns]
 
-    def _fixed(self) -> list[tuple[str, str, int]]:
+    def _fixed(self, width: int) -> list[tuple[str, str, int]]:
         """The fixed columns; in the all-projects view the Project replaces the Model
         (the preview shows the model); a narrow list (80 columns) drops the Model so
         that the Status column fits."""
@@ -125,7 +126,6 @@ class SessionTable(DataTable[Text]):
         if self.show_project:
             cols = [("project", "Project", PROJECT_WIDTH) if key == "model" else (key, label, w)
                     for key, label, w in FIXED]
-        width = self.scrollable_content_region.width or self.size.width
         if width and width - sum(w + 2 for _, _, w in cols) - 2 < MIN_TITLE:
             cols = [c for c in cols if c[0] not in ("model", "project")]
         return cols
@@ -159,11 +159,11 @@ class SessionTable(DataTable[Text]):
         return info.id if info else None
 
     # -- layout ---------------------------------------------------------------
-    def _layout_columns(self) -> None:
-        width = self.scrollable_content_region.width or self.size.width
+    def _layout_columns(self, expected: int = 0) -> None:
+        width = self.scrollable_content_region.width or self.size.width or expected
         if not width:
             return  # not laid out yet (mounted, not sized): the first resize does it
-        columns = self._fixed()
+        columns = self._fixed(width)
         fixed = sum(w + 2 for _, _, w in columns)
         title = max(width - fixed - 2, MIN_TITLE)
         if title == self._title_width and self.columns and columns == self._columns:
@@ -185,6 +185,24 @@ class SessionTable(DataTable[Text]):
 
     def on_mount(self) -> None:
         self._layout_columns()
+
+    def _expected_width(self) -> int:
+        """The width the first layout will give this table's rows, guessed before it:
+        its CSS width resolved against the terminal's, less the vertical scrollbar when
+        the rows will overflow (0: not known yet). Laying the columns out for it lets
+        the first frame hold the rows, not an empty list then a second frame; the first
+        resize lays them out again only if the guess was wrong."""
+        screen = self.app.size
+        width = self.styles.width
+        if width is None or not screen.width:
+            return 0
+        try:
+            share = int(width.resolve(screen, screen))
+        except (ArithmeticError, ValueError, TypeError):  # fr, auto: known only after layout
+            return 0
+        if len(self.sessions) + 1 > screen.height - 2:  # the header; the screen's bar, footer
+            share -= self.styles.scrollbar_size_vertical
+        return share
 
     def render_lines(self, crop: Region) -> list[Strip]:
         lines = super().render_lines(crop)

@@ -2,9 +2,7 @@
 
 The CLI builds the services and passes them in (nothing is done at import time)::
 
-    app = MttuiApp(service, settings,
-                   open_session=session_id_or_None, open_browser=True)
-    app.run()
+    MttuiApp(service, settings, open_session=session_id_or_None, open_browser=True).run()
 """
 
 from __future__ import annotations
@@ -108,10 +106,8 @@ class MttuiApp(App[None]):
             self.set_keymap(self.keymap)
 
     def get_default_screen(self) -> Screen[Any]:
-        """The session browser, at the bottom of the stack. As the default screen it is
-        composed with the app, so its first frame is drawn once the app's start-up batch
-        ends; a screen pushed from ``on_mount`` was drawn inside it, and that frame was
-        thrown away."""
+        """The browser, at the bottom. Pushed from ``on_mount`` instead, it drew its
+        first frame inside the app's start-up batch, where Textual throws frames away."""
         first, self.first_page = self.first_page, None
         return BrowserScreen(self.service, self.clock, all_projects=self.all_projects,
                              first_page=first)
@@ -166,9 +162,8 @@ class MttuiApp(App[None]):
         import importlib
 
         for name in ["mttui.screens.chat", "mttui.graph.runner", "mttui.graph.agent",
-                     "mttui.graph.checkpoints",
-                     "mttui.graph.message_saver", "mttui.graph.run_loop", "mttui.graph.prompt",
-                     "mttui.graph.resume.apply"]:
+                     "mttui.graph.checkpoints", "mttui.graph.message_saver",
+                     "mttui.graph.run_loop", "mttui.graph.prompt", "mttui.graph.resume.apply"]:
             importlib.import_module(name)
         if self.settings.provider != "offline":
             importlib.import_module("mttui.graph.models.openai").warm_up()

@@ -125,16 +125,17 @@ async def test_the_first_frame_shown_holds_the_rows(
             shown.append((self._batch_count, screen.table.row_count))
         display(self, screen, renderable)
 
-    layouts: list[int] = []
-    clear = SessionTable.clear
+    layouts: list[list[int]] = []  # the column widths of each layout that changed them
+    layout = SessionTable._layout_columns
 
-    def counted(self: SessionTable, columns: bool = False) -> SessionTable:
-        if columns:
-            layouts.append(self.row_count)
-        return clear(self, columns)
+    def counted(self: SessionTable, expected: int = 0) -> None:
+        before = self.widths if self._laid_out else None
+        layout(self, expected)
+        if self._laid_out and self.widths != before:
+            layouts.append(self.widths)
 
     monkeypatch.setattr(MttuiApp, "_display", recorded)
-    monkeypatch.setattr(SessionTable, "clear", counted)
+    monkeypatch.setattr(SessionTable, "_layout_columns", counted)
     service = SessionService(home, project)
     app = make_app(service, first_page=FirstPage(service))
     async with app.run_test(size=SIZE) as pilot:
@@ -143,6 +144,4 @@ async def test_the_first_frame_shown_holds_the_rows(
         table = app.screen.query_one(SessionTable)
         assert shown[0] == (0, count)  # displayed, and with every row of the first page
         assert len(layouts) == 1  # the columns' first layout was the one that stayed
-        title = table.columns[next(iter(table.columns))]
-        fixed = sum(c.width + 2 for c in list(table.columns.values())[1:])
-        assert title.width + fixed + 2 == table.scrollable_content_region.width
+        assert sum(w + 2 for w in table.widths) == table.scrollable_content_region.width

@@ -58,7 +58,7 @@ async def _browser_badge(service: SessionService) -> str:
         await settle(pilot)
         table = app.screen.query_one(SessionTable)
         assert table.sessions
-        return " ".join(str(cell) for cell in table.get_row_at(0))
+        return " ".join(str(cell) for cell in table.row_cells(0))
 
 
 async def test_the_badge_drops_as_calls_are_settled(

@@ -13,7 +13,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 from textual.worker import Worker
 
 from mttui.messages import (
@@ -218,7 +218,7 @@ class BrowserScreen(Screen[None]):
             self._load(reset=False)
 
     # -- preview --------------------------------------------------------------
-    @on(DataTable.RowHighlighted)
+    @on(SessionTable.RowHighlighted)
     def _highlighted(self) -> None:
         self._schedule_preview()
 
@@ -251,8 +251,8 @@ class BrowserScreen(Screen[None]):
         self.query_one(PreviewPane).show(message.info, message.page.messages, message.verdict)
 
     # -- actions --------------------------------------------------------------
-    @on(DataTable.RowSelected)
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(SessionTable.RowSelected)
+    def _selected(self, event: SessionTable.RowSelected) -> None:
         event.stop()
         self.action_open()
 

@@ -1,4 +1,9 @@
-"""The session list of the browser: a DataTable fed one keyset page at a time."""
+"""The session list of the browser: one line per session, fed one keyset page at a time.
+
+Drawn with Textual's line API (a row is one strip of one ``Text``): the first frame of
+a start draws 34 rows of it in a few ms, where a ``DataTable`` needed ~20 ms for its
+cells (and its module ~5 ms to import).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +11,16 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.coordinate import Coordinate
-from textual.geometry import Region
+from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import DataTable
 
 from mttui.session.models import SessionInfo
 from mttui.session.times import relative_time
@@ -24,27 +31,49 @@ from .text import one_line
 Clock = Callable[[], datetime]
 PROJECT_WIDTH = 14
 MIN_TITLE = 16
+PAD = 1  # blank cells on each side of a column's text
 
 # (key, label, width); the title column takes what is left.
 FIXED = [("updated", "Updated", 9), ("messages", "Msgs", 7), ("model", "Model", 12),
          ("status", "Status", 9)]
 
 
-class SessionTable(DataTable[Text]):
-    """Newest first; asks for the next page (``NeedMore``) when the cursor nears the end."""
+class SessionTable(ScrollView, can_focus=True):
+    """Newest first; asks for the next page (``NeedMore``) when the cursor nears the end.
+    A header line, then a row per session; the cursor is a whole row."""
 
     DEFAULT_CSS = """
-    SessionTable { height: 1fr; background: $surface; }
-    SessionTable > .datatable--header { background: $panel; color: $text-muted; }
+    SessionTable { height: 1fr; background: $surface; color: $foreground;
+                   overflow-x: hidden; }
+    SessionTable:focus { background-tint: $foreground 5%; }
+    SessionTable > .session-table--header { background: $panel; color: $text-muted;
+                                            text-style: bold; }
+    SessionTable > .session-table--cursor {
+        background: $block-cursor-blurred-background;
+        color: $block-cursor-blurred-foreground;
+        text-style: $block-cursor-blurred-text-style;
+    }
+    SessionTable:focus > .session-table--cursor {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+        text-style: $block-cursor-text-style;
+    }
+    SessionTable > .session-table--hover { background: $block-hover-background; }
     """
+    COMPONENT_CLASSES = {"session-table--header", "session-table--cursor",
+                         "session-table--hover"}
     PREFETCH = 15
-    # DataTable's home/end scroll sideways; in a list of sessions they mean first/last row.
     BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="session_down"),
-        Binding("k", "cursor_up", "Up", show=False, id="session_up"),
+        Binding("enter", "select_cursor", "Select", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False, id="session_down"),
+        Binding("up,k", "cursor_up", "Up", show=False, id="session_up"),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
         Binding("home", "first_row", "First", show=False, id="first_session"),
         Binding("end", "last_row", "Last", show=False, id="last_session"),
     ]
+
+    cursor_row: reactive[int] = reactive(0, always_update=True)
 
     class NeedMore(Message):
         """The cursor or the scroll position came near the last loaded row."""
@@ -53,48 +82,62 @@ class SessionTable(DataTable[Text]):
         """The first frame with rows is being drawn: what it did not need may load now
         (handled once that frame is on the screen)."""
 
+    class RowHighlighted(Message):
+        """The cursor moved to another row."""
+
+    class RowSelected(Message):
+        """Enter, or a click on the row under the cursor."""
+
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
+        super().__init__(id=id)
         self.clock = clock
         self.sessions: list[SessionInfo] = []
         self.more = False
+        self._rows: list[list[Text]] = []  # the cells of the laid out rows
+        self._index: dict[str, int] = {}  # session id -> row
         self._title_width = 0
         self.show_project = False  # the all-projects view: a Project column
         self._columns: list[tuple[str, str, int]] = list(FIXED)
+        self._laid_out = False
+        self._hover: int | None = None
         self.fallback: str | None = None  # where the cursor goes if its row is gone
         self._drawn = False  # RowsDrawn was posted
 
     # -- data -----------------------------------------------------------------
+    @property
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    @property
+    def widths(self) -> list[int]:
+        """The columns' widths (text only, without their padding), the title's first."""
+        return [self._title_width] + [w for _, _, w in self._columns]
+
     def set_sessions(self, sessions: list[SessionInfo], *, reset: bool, more: bool) -> None:
-        if not self.columns:  # not laid out yet: its first layout adds the rows
-            if reset:
-                self.sessions = []
-            known = {s.id for s in self.sessions}
-            for info in sessions:
-                if info.id not in known:
-                    known.add(info.id)
-                    self.sessions.append(info)
-            self.more = more
-            self._layout_columns(self._expected_width())  # no-op until the size is known
-            return
         keep = self.current_id if reset else None
         fallback, self.fallback = self.fallback, None
         self.more = False  # no paging requests while the rows change
         if reset:
-            self.sessions = []
-            self.clear()
+            self.sessions, self._rows, self._index = [], [], {}
         now = self.clock()
-        seen = {str(k.value) for k in self.rows}
         for info in sessions:
-            if info.id not in seen:
-                seen.add(info.id)
+            if info.id not in self._index:
+                self._index[info.id] = len(self.sessions)
                 self.sessions.append(info)
-                self.add_row(*self._cells(info, now), key=info.id)
-        if keep is not None and keep in self.rows:
-            self.move_cursor(row=self.get_row_index(keep), animate=False)
-        elif fallback is not None and fallback in self.rows:
-            self.move_cursor(row=self.get_row_index(fallback), animate=False)
+                if self._laid_out:
+                    self._rows.append(self._cells(info, now))
+        if not self._laid_out:  # the width guessed from the terminal's (else: first resize)
+            self._layout_columns(self._expected_width())
+        self._changed()
+        if reset:
+            row = self._index.get(keep or "", self._index.get(fallback or "", 0))
+            self.move_cursor(row=row)
+        elif fallback is not None and fallback in self._index:
+            self.move_cursor(row=self._index[fallback])
         self.more = more
+
+    def row_cells(self, row: int) -> list[Text]:
+        return list(self._rows[row])
 
     def neighbour_of(self, session_id: str) -> str | None:
         """The session after ``session_id`` in the list (the one before, at the end)."""
@@ -126,7 +169,7 @@ class SessionTable(DataTable[Text]):
         if self.show_project:
             cols = [("project", "Project", PROJECT_WIDTH) if key == "model" else (key, label, w)
                     for key, label, w in FIXED]
-        if width and width - sum(w + 2 for _, _, w in cols) - 2 < MIN_TITLE:
+        if width and width - sum(w + 2 * PAD for _, _, w in cols) - 2 * PAD < MIN_TITLE:
             cols = [c for c in cols if c[0] not in ("model", "project")]
         return cols
 
@@ -137,21 +180,11 @@ class SessionTable(DataTable[Text]):
             self._title_width = 0  # lay the columns out again
             self._layout_columns()
 
-    def action_first_row(self) -> None:
-        if self.row_count:
-            self.move_cursor(row=0, animate=False)
-
-    def action_last_row(self) -> None:
-        """The last loaded row (loading the next page, if any, as the cursor nears it)."""
-        if self.row_count:
-            self.move_cursor(row=self.row_count - 1, animate=False)
-
     @property
     def current(self) -> SessionInfo | None:
-        if not self.sessions or self.cursor_row < 0 or self.cursor_row >= self.row_count:
+        if not self._rows or not 0 <= self.cursor_row < len(self._rows):
             return None
-        key = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
-        return next((s for s in self.sessions if s.id == key), None)
+        return self.sessions[self.cursor_row]
 
     @property
     def current_id(self) -> str | None:
@@ -160,34 +193,21 @@ class SessionTable(DataTable[Text]):
 
     # -- layout ---------------------------------------------------------------
     def _layout_columns(self, expected: int = 0) -> None:
-        width = self.scrollable_content_region.width or self.size.width or expected
+        width = self.scrollable_content_region.width or expected
         if not width:
             return  # not laid out yet (mounted, not sized): the first resize does it
         columns = self._fixed(width)
-        fixed = sum(w + 2 for _, _, w in columns)
-        title = max(width - fixed - 2, MIN_TITLE)
-        if title == self._title_width and self.columns and columns == self._columns:
+        fixed = sum(w + 2 * PAD for _, _, w in columns)
+        title = max(width - fixed - 2 * PAD, MIN_TITLE)
+        if title == self._title_width and self._laid_out and columns == self._columns:
             return
-        self._title_width, self._columns = title, columns
-        keep, more = self.current_id, self.more
-        self.more = False
-        self.clear(columns=True)
-        self.add_column(Text("Title"), width=title, key="title")
-        for key, label, w in columns:
-            self.add_column(Text(label, justify="right" if key == "messages" else None),
-                            width=w, key=key)
+        self._title_width, self._columns, self._laid_out = title, columns, True
         now = self.clock()
-        for info in self.sessions:
-            self.add_row(*self._cells(info, now), key=info.id)
-        if keep is not None and keep in self.rows:
-            self.move_cursor(row=self.get_row_index(keep), animate=False)
-        self.more = more
-
-    def on_mount(self) -> None:
-        self._layout_columns()
+        self._rows = [self._cells(info, now) for info in self.sessions]
+        self._changed()
 
     def _expected_width(self) -> int:
-        """The width the first layout will give this table's rows, guessed before it:
+        """The width the first layout will give this list's rows, guessed before it:
         its CSS width resolved against the terminal's, less the vertical scrollbar when
         the rows will overflow (0: not known yet). Laying the columns out for it lets
         the first frame hold the rows, not an empty list then a second frame; the first
@@ -204,23 +224,144 @@ class SessionTable(DataTable[Text]):
             share -= self.styles.scrollbar_size_vertical
         return share
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        lines = super().render_lines(crop)
-        if not self._drawn and self.row_count:
-            self._drawn = True
-            self.post_message(self.RowsDrawn())
-        return lines
+    def _changed(self) -> None:
+        """The rows changed: the scrollable height, and a repaint."""
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows) + 1)
+        if self.cursor_row >= len(self._rows) > 0:
+            self.cursor_row = len(self._rows) - 1
+        self.refresh()
+
+    def on_mount(self) -> None:
+        self._layout_columns()
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout_columns()
+        self._changed()
 
-    # -- paging ---------------------------------------------------------------
-    def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
-        super().watch_cursor_coordinate(old, new)
-        if self.more and new.row >= self.row_count - self.PREFETCH:
+    # -- drawing ----------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == 0:
+            header = self.get_component_rich_style("session-table--header")
+            labels = [Text("Title")] + [Text(label, justify="right" if key == "messages"
+                                             else "left") for key, label, _ in self._columns]
+            return self._strip(labels, width, base + header)
+        row = int(self.scroll_y) + y - 1
+        if row >= len(self._rows):
+            return Strip.blank(width, base)
+        if not self._drawn:
+            self._drawn = True
+            self.post_message(self.RowsDrawn())
+        style = base
+        if row == self._hover:
+            style += self.get_component_rich_style("session-table--hover")
+        over: Style | None = None
+        if row == self.cursor_row:
+            over = self.get_component_rich_style("session-table--cursor")
+        return self._strip(self._rows[row], width, style, over)
+
+    def _strip(self, cells: list[Text], width: int, style: Style,
+               over: Style | None = None) -> Strip:
+        console = self.app.console
+        segments: list[Segment] = []
+        for column, (cell, w) in enumerate(zip(cells, self.widths, strict=False)):
+            text = Text(end="").append_text(cell)  # the cell's style as a span: rendered
+            text.truncate(w, overflow="ellipsis")
+            text.align("right" if cell.justify == "right" else "left", w)
+            text.pad(PAD)
+            # the column in each cell's style keeps cells apart: an SVG screenshot draws a
+            # run of equal styles as one text, where a wide (CJK) title moved what follows
+            cell_style = style + Style.from_meta({"column": column})
+            segments.extend(Segment.apply_style(text.render(console), cell_style, over))
+        fill = style + over if over is not None else style
+        return Strip(segments).extend_cell_length(width, fill).crop(0, width)
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        if self._rows and not 0 <= new < len(self._rows):
+            self.cursor_row = max(0, min(new, len(self._rows) - 1))
+            return
+        self._scroll_to_cursor()
+        self.refresh()
+        if old != new:
+            self.post_message(self.RowHighlighted())
+        if self.more and new >= len(self._rows) - self.PREFETCH:
             self.post_message(self.NeedMore())
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if self.more and 0 < self.max_scroll_y <= new_value + self.size.height:
             self.post_message(self.NeedMore())
+
+    def _scroll_to_cursor(self) -> None:
+        visible = self.scrollable_content_region.height - 1  # below the header
+        if visible < 1:
+            return
+        top = int(self.scroll_y)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
+        elif self.cursor_row >= top + visible:
+            self.scroll_to(y=self.cursor_row - visible + 1, animate=False, immediate=True)
+
+    # -- keys and mouse -------------------------------------------------------
+    def move_cursor(self, *, row: int, animate: bool = False) -> None:
+        self.cursor_row = row
+
+    def action_cursor_down(self) -> None:
+        if self._rows:
+            self.cursor_row = min(self.cursor_row + 1, len(self._rows) - 1)
+
+    def action_cursor_up(self) -> None:
+        if self._rows:
+            self.cursor_row = max(self.cursor_row - 1, 0)
+
+    def action_page_down(self) -> None:
+        if self._rows:
+            page = max(self.scrollable_content_region.height - 1, 1)
+            self.cursor_row = min(self.cursor_row + page, len(self._rows) - 1)
+
+    def action_page_up(self) -> None:
+        if self._rows:
+            page = max(self.scrollable_content_region.height - 1, 1)
+            self.cursor_row = max(self.cursor_row - page, 0)
+
+    def action_first_row(self) -> None:
+        if self._rows:
+            self.cursor_row = 0
+
+    def action_last_row(self) -> None:
+        """The last loaded row (loading the next page, if any, as the cursor nears it)."""
+        if self._rows:
+            self.cursor_row = len(self._rows) - 1
+
+    def action_select_cursor(self) -> None:
+        if self.current is not None:
+            self.post_message(self.RowSelected())
+
+    def _row_at(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:
+            return None
+        row = int(self.scroll_y) + offset.y - 1
+        return row if row < len(self._rows) else None
+
+    def on_click(self, event: events.Click) -> None:
+        row = self._row_at(event)
+        if row is None:
+            return
+        event.stop()
+        if row == self.cursor_row:
+            self.post_message(self.RowSelected())
+        else:
+            self.cursor_row = row
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        row = self._row_at(event)
+        if row != self._hover:
+            self._hover = row
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.refresh()

@@ -51,6 +51,42 @@ async def test_enter_opens_the_session(service: SessionService, frozen) -> None:
         assert isinstance(app.screen, BrowserScreen)
 
 
+async def test_a_click_moves_the_cursor_and_a_second_click_opens(
+        service: SessionService, frozen) -> None:
+    ids = three(service)
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        await pilot.click(SessionTable, offset=(4, 0))  # the header: nothing
+        await pilot.click(SessionTable, offset=(4, 3))  # the third row
+        await settle(pilot)
+        assert table.cursor_row == 2 and isinstance(app.screen, BrowserScreen)
+        assert app.screen.query_one(PreviewPane).session_id == ids[0]
+        await pilot.click(SessionTable, offset=(4, 3))
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen) and app.screen.chat.session_id == ids[0]
+
+
+async def test_page_keys_move_the_cursor_a_screen_at_a_time(service: SessionService,
+                                                            frozen) -> None:
+    for i in range(60):
+        write_session(service, f"s{i:03d}", [])
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        rows = table.scrollable_content_region.height - 1  # below the header
+        await pilot.press("pagedown")
+        assert table.cursor_row == rows
+        assert table.scroll_y <= table.cursor_row < table.scroll_y + rows  # in sight
+        await pilot.press("end")
+        assert table.cursor_row == 59 and table.current_id == table.sessions[-1].id
+        assert table.scroll_y <= 59 < table.scroll_y + rows
+        await pilot.press("pageup", "home")
+        assert table.cursor_row == 0 and table.scroll_y == 0
+
+
 async def test_session_list_pages_as_the_cursor_moves(service: SessionService, frozen) -> None:
     for i in range(130):
         write_session(service, f"s{i:03d}", [])

@@ -46,7 +46,8 @@ async def pilot(p):
     app = p.app
     while True:
         screen = app.screen
-        if isinstance(screen, BrowserScreen) and screen.table.sessions and screen.table.row_count:
+        composed = isinstance(screen, BrowserScreen) and screen.query("SessionTable")
+        if composed and screen.table.sessions and screen.table.row_count:
             break
         await p.pause(0.001)
     os.write(1, b"ready\n")

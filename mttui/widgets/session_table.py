@@ -65,8 +65,11 @@ class SessionTable(ScrollView, can_focus=True):
     PREFETCH = 15
     BINDINGS = [
         Binding("enter", "select_cursor", "Select", show=False),
-        Binding("down,j", "cursor_down", "Down", show=False, id="session_down"),
-        Binding("up,k", "cursor_up", "Up", show=False, id="session_up"),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("up", "cursor_up", "Up", show=False),
+        # ids: the keys a user may rebind ([keys] of config.toml); the arrows stay
+        Binding("j", "cursor_down", "Down", show=False, id="session_down"),
+        Binding("k", "cursor_up", "Up", show=False, id="session_up"),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("home", "first_row", "First", show=False, id="first_session"),

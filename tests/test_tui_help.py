@@ -7,7 +7,8 @@ from mttui.screens.browser import BrowserScreen
 from mttui.screens.chat import ChatScreen
 from mttui.screens.help import HelpScreen
 from mttui.session.service import SessionService
-from tests.support.tui import SIZE, make_app, screen_text, settings, settle
+from mttui.widgets.session_table import SessionTable
+from tests.support.tui import SIZE, make_app, msg, screen_text, settings, settle, write_session
 
 
 def all_bindings(app: MttuiApp):
@@ -62,6 +63,24 @@ async def test_keys_from_config_remap_bindings(service: SessionService) -> None:
         await pilot.press("f1")
         await pilot.pause()
         assert "^n" in screen_text(app)
+
+
+async def test_rebinding_the_list_keys_keeps_the_arrows(service: SessionService) -> None:
+    for i in range(3):
+        write_session(service, f"Session {i}", [msg("user", f"hello {i}", 1)])
+    app = make_app(service, settings=settings(keys={"session_down": "s",
+                                                    "session_up": "w"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionTable)
+        await pilot.press("j")  # no longer bound
+        assert table.cursor_row == 0
+        await pilot.press("down", "down", "up")
+        assert table.cursor_row == 1
+        await pilot.press("w")
+        assert table.cursor_row == 0
+        await pilot.press("s", "s")
+        assert table.cursor_row == 2
 
 
 async def test_bindings_are_commands_of_the_palette(service: SessionService) -> None:

@@ -23,6 +23,7 @@ from textual.widgets import Input, Static
 
 from mttui.graph.events import ApprovalRequested
 from mttui.widgets.text import full_args, literal, short_args
+from mttui.widgets.typed_input import TypedInput
 
 RISK_STYLE = {"low": "green", "medium": "yellow", "high": "bold red"}
 
@@ -122,7 +123,7 @@ class ApprovalPanel(Vertical, can_focus=True):
         yield Static(id="calls")
         with VerticalScroll(id="detail"):
             yield Static(id="detail-body")
-        yield Input(placeholder="reason for denying (optional) · enter to continue",
+        yield TypedInput(placeholder="reason for denying (optional) · enter to continue",
                     id="reason")
         yield Static(id="keys")
 

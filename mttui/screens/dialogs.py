@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from mttui.widgets.text import literal
+from mttui.widgets.typed_input import TypedInput
 
 DIALOG_CSS = """
 {name} {{ align: center middle; background: $background 60%; }}
@@ -37,7 +38,7 @@ class RenameScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Rename session", classes="title")
-            yield Input(self.current, placeholder="a title", id="title")
+            yield TypedInput(self.current, placeholder="a title", id="title")
             yield Static("enter saves · escape cancels", classes="hint")
         yield Footer()
 

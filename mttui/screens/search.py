@@ -20,6 +20,7 @@ from mttui.session.service import SessionService
 from mttui.session.times import relative_time
 from mttui.widgets.session_table import Clock
 from mttui.widgets.text import literal, one_line
+from mttui.widgets.typed_input import TypedInput
 from mttui.widgets.workers import report_worker_error
 
 SCOPE_LABEL = {"session": "this session", "project": "this project", "all": "everything"}
@@ -98,7 +99,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "Search"
-            yield Input(self.initial, placeholder="search messages…", id="query")
+            yield TypedInput(self.initial, placeholder="search messages…", id="query")
             yield Static(id="scope")
             yield Static(id="count")
             yield OptionList(id="hits")

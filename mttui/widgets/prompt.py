@@ -8,6 +8,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from .completion import CompletionList
+from .typed_input import act_in_typing_order
 
 
 class PromptArea(TextArea):
@@ -47,26 +48,14 @@ class PromptArea(TextArea):
         self.completion: CompletionList | None = None  # the / and @ list, when the screen has one
 
     async def on_key(self, event: events.Key) -> None:
-        """Send/newline keys are handled here, in typing order: a priority binding would
-        act before the characters typed just before it reach the text. ``prevent_default``
-        keeps the TextArea from inserting the key. A shown completion list takes its keys."""
+        """Its own keys (send, newline, backspace, ctrl+w, …) act here, in typing order
+        (``typed_input``): as bindings they acted after the characters typed after them
+        had reached the text. A shown completion list takes its keys."""
         if self.completion is not None and self.completion.take_key(event.key):
             event.stop()
             event.prevent_default()
             return
-        action = self._action_for(event.key)
-        if action is not None:
-            event.stop()
-            event.prevent_default()
-            await self.run_action(action)
-
-    def _action_for(self, key: str) -> str | None:
-        """``submit``/``newline`` when ``key`` is bound to it here (after the app's keymap)."""
-        active = self.screen.active_bindings.get(key)
-        if active is None or active.node is not self:
-            return None
-        action = active.binding.action
-        return action if action in ("submit", "newline") else None
+        await act_in_typing_order(self, event)
 
     def action_submit(self) -> None:
         text = self.text

@@ -101,7 +101,6 @@ class SessionTable(ScrollView, can_focus=True):
         self._title_width = 0
         self.show_project = False  # the all-projects view: a Project column
         self._columns: list[tuple[str, str, int]] = list(FIXED)
-        self._laid_out = False
         self._hover: int | None = None
         self.fallback: str | None = None  # where the cursor goes if its row is gone
         self._drawn = False  # RowsDrawn was posted
@@ -110,6 +109,11 @@ class SessionTable(ScrollView, can_focus=True):
     @property
     def row_count(self) -> int:
         return len(self._rows)
+
+    @property
+    def _laid_out(self) -> bool:
+        """The columns have a width (the title's is never under ``MIN_TITLE`` once set)."""
+        return self._title_width > 0
 
     @property
     def widths(self) -> list[int]:
@@ -202,9 +206,9 @@ class SessionTable(ScrollView, can_focus=True):
         columns = self._fixed(width)
         fixed = sum(w + 2 * PAD for _, _, w in columns)
         title = max(width - fixed - 2 * PAD, MIN_TITLE)
-        if title == self._title_width and self._laid_out and columns == self._columns:
+        if title == self._title_width and columns == self._columns:
             return
-        self._title_width, self._columns, self._laid_out = title, columns, True
+        self._title_width, self._columns = title, columns
         now = self.clock()
         self._rows = [self._cells(info, now) for info in self.sessions]
         self._changed()
@@ -307,7 +311,7 @@ class SessionTable(ScrollView, can_focus=True):
             self.scroll_to(y=self.cursor_row - visible + 1, animate=False, immediate=True)
 
     # -- keys and mouse -------------------------------------------------------
-    def move_cursor(self, *, row: int, animate: bool = False) -> None:
+    def move_cursor(self, *, row: int) -> None:
         self.cursor_row = row
 
     def action_cursor_down(self) -> None:

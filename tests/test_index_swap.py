@@ -198,3 +198,69 @@ def test_stale_wal_files_of_an_old_index_are_not_read_into_the_new_one(
     assert conn.execute("SELECT count(*) FROM new").fetchone()[0] == 5
     conn.close()
     assert not built.exists()
+
+
+def _page_size(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("PRAGMA page_size").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_live_index_of_another_page_size_held_open_is_still_copied_in(
+    home: Path, project: Path
+) -> None:
+    service = SessionService(home, project)
+    sid = _session(service, 12)
+    service.close()
+    live = service.layout.index_path
+    conn = sqlite3.connect(live)  # as another SQLite's default would have made it
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.execute("PRAGMA page_size=8192")
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.close()
+    assert _page_size(live) == 8192
+    reader = open_read_only(live)  # somebody has it open: no rename
+    try:
+        before = live.stat().st_ino
+        conn = connect(live)
+        conn.execute("DELETE FROM messages")  # what only a rebuild puts back
+        conn.close()
+        assert service.reindex().messages == 12
+        assert live.stat().st_ino == before  # copied into the open file, not renamed
+        assert reader.execute("SELECT count(*) FROM messages").fetchone()[0] == 12
+    finally:
+        reader.close()
+    assert _page_size(live) == 8192
+    assert [s.id for s in SessionService(home, project).list_sessions().sessions] == [sid]
+
+
+def test_a_live_index_kept_busy_is_left_as_it_was_with_a_one_line_error(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mttui.session.errors import MttuiError
+
+    service = SessionService(home, project)
+    _session(service, 7)
+    service.close()
+    live = service.layout.index_path
+    before = live.stat().st_ino
+    writer = connect(live)  # another process in the middle of a write
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("UPDATE sessions SET title = 'mine'")
+    monkeypatch.setattr(swap, "BUSY_SECONDS", 0.2)
+    try:
+        with pytest.raises(MttuiError, match="could not be replaced") as caught:
+            service.reindex()
+        assert "\n" not in str(caught.value)
+        assert live.stat().st_ino == before  # not renamed under the writer
+        writer.execute("COMMIT")  # its write stands
+    finally:
+        writer.close()
+    conn = sqlite3.connect(live)
+    assert {r[0] for r in conn.execute("SELECT title FROM sessions")} == {"mine"}
+    conn.close()
+    assert not list(live.parent.glob(".index-rebuild-*"))
+    assert service.reindex().messages == 7  # nobody has it open now: renamed in

@@ -6,7 +6,11 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ..errors import MttuiError
 from . import users
+
+# How long a copy waits for another process's write to the live index to end.
+BUSY_SECONDS = 30.0
 
 
 def swap_in(built: Path, live: Path) -> None:
@@ -16,34 +20,62 @@ def swap_in(built: Path, live: Path) -> None:
     until this is done), ``built`` is renamed over it and the old WAL files removed
     (they would be read into the new file). Otherwise it is copied in through
     SQLite's backup API (every page written to the WAL, then checkpointed), so that
-    processes reading it see one or the other.
+    processes reading it see one or the other. A live index that is not a database
+    at all is replaced; one that stays busy past ``BUSY_SECONDS`` is left as it was
+    (an error says so): renamed under the processes that have it open, their WAL
+    would be tied to the new file.
     """
-    conn = sqlite3.connect(built)  # WAL in its header, as the live index is opened
+    size = _page_size(live)
+    conn = sqlite3.connect(built)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        if size is not None and size != _page_size(built):
+            # a WAL database takes pages of its own size only (an index made elsewhere)
+            conn.execute("PRAGMA journal_mode=DELETE")  # a page size changes outside WAL
+            conn.execute(f"PRAGMA page_size={size}")
+            conn.execute("VACUUM")
+        conn.execute("PRAGMA journal_mode=WAL")  # in its header, as the live index is opened
     finally:
         conn.close()
     with users.alone(live) as alone:
         if alone:
-            for suffix in ("-wal", "-shm"):
-                Path(str(live) + suffix).unlink(missing_ok=True)
-            os.replace(built, live)
+            _replace(built, live)
             return
     src = sqlite3.connect(built)
     try:
-        dst = sqlite3.connect(live, timeout=30)
+        dst = sqlite3.connect(live, timeout=BUSY_SECONDS)
         try:
             dst.execute("PRAGMA synchronous=NORMAL")  # as the index is always written
             src.backup(dst)
             dst.execute("PRAGMA journal_mode=WAL")
             dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError as exc:  # busy, read-only: it is a database
+            raise MttuiError(f"the index could not be replaced ({exc}); try again "
+                             "once other mttui processes are idle") from exc  # fmt: skip
         except sqlite3.DatabaseError:
             dst.close()
             # An unreadable live index: nothing to preserve, replace the file itself.
-            for suffix in ("-wal", "-shm"):
-                Path(str(live) + suffix).unlink(missing_ok=True)
-            os.replace(built, live)
+            _replace(built, live)
             return
-        dst.close()
+        finally:
+            dst.close()
     finally:
         src.close()
+
+
+def _replace(built: Path, live: Path) -> None:
+    for suffix in ("-wal", "-shm"):
+        Path(str(live) + suffix).unlink(missing_ok=True)
+    os.replace(built, live)
+
+
+def _page_size(path: Path) -> int | None:
+    """The page size in an SQLite file's header, ``None`` if it has none."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(18)
+    except OSError:
+        return None
+    if len(head) < 18 or not head.startswith(b"SQLite format 3\0"):
+        return None
+    size = int.from_bytes(head[16:18], "big")
+    return 65536 if size == 1 else size

@@ -52,3 +52,22 @@ async def test_browser_status_column_fits_at_80(service: SessionService) -> None
         await settle(pilot)
         header = screen_text(app).splitlines()[1]
         assert "Status" in header and "Model" not in header
+
+
+async def test_a_narrow_browser_keeps_the_status_and_drops_columns_in_turn(
+    service: SessionService,
+) -> None:
+    from tests.support.tui import msg, write_session
+
+    write_session(service, "Waiting", [msg("user", "hello", 1)])
+    app = make_app(service)
+    seen: dict[int, str] = {}
+    async with app.run_test(size=(80, 24)) as pilot:
+        for width in (80, 64, 56, 44):
+            await pilot.resize_terminal(width, 24)
+            await settle(pilot)
+            header = screen_text(app).splitlines()[1]
+            seen[width] = header
+            assert "Status" in header and "Title" in header, (width, header)
+    assert "Updated" in seen[64] and "Msgs" not in seen[56]
+    assert "Updated" not in seen[44]

@@ -170,14 +170,17 @@ class SessionTable(ScrollView, can_focus=True):
 
     def _fixed(self, width: int) -> list[tuple[str, str, int]]:
         """The fixed columns; in the all-projects view the Project replaces the Model
-        (the preview shows the model); a narrow list (80 columns) drops the Model so
-        that the Status column fits."""
+        (the preview shows the model). A narrow list drops columns until the title
+        keeps ``MIN_TITLE`` cells: the Model (or Project) first (80 columns), then the
+        Msgs, then Updated; the Status (running, failed, …) stays."""
         cols = FIXED
         if self.show_project:
             cols = [("project", "Project", PROJECT_WIDTH) if key == "model" else (key, label, w)
                     for key, label, w in FIXED]
-        if width and width - sum(w + 2 * PAD for _, _, w in cols) - 2 * PAD < MIN_TITLE:
-            cols = [c for c in cols if c[0] not in ("model", "project")]
+        for dropped in ("model", "project", "messages", "updated"):
+            if not width or width - sum(w + 2 * PAD for _, _, w in cols) - 2 * PAD >= MIN_TITLE:
+                break
+            cols = [c for c in cols if c[0] != dropped]
         return cols
 
     def set_scope(self, all_projects: bool) -> None:

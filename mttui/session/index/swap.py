@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import MttuiError
@@ -45,7 +47,7 @@ def swap_in(built: Path, live: Path) -> None:
         dst = sqlite3.connect(live, timeout=BUSY_SECONDS)
         try:
             dst.execute("PRAGMA synchronous=NORMAL")  # as the index is always written
-            src.backup(dst)
+            src.backup(dst, progress=_give_up_after(BUSY_SECONDS), sleep=0.05)
             dst.execute("PRAGMA journal_mode=WAL")
             dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.OperationalError as exc:  # busy, read-only: it is a database
@@ -60,6 +62,22 @@ def swap_in(built: Path, live: Path) -> None:
             dst.close()
     finally:
         src.close()
+
+
+class _StillBusy(sqlite3.OperationalError):
+    pass
+
+
+def _give_up_after(seconds: float) -> Callable[[int, int, int], None]:
+    """A backup's progress callback that ends it once the destination has been busy
+    for ``seconds``: Python's backup retries a busy step for ever."""
+    deadline = time.monotonic() + seconds
+
+    def progress(status: int, remaining: int, total: int) -> None:
+        if status in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) and time.monotonic() > deadline:
+            raise _StillBusy("database is locked")
+
+    return progress
 
 
 def _replace(built: Path, live: Path) -> None:

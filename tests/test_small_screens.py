@@ -63,11 +63,15 @@ async def test_a_narrow_browser_keeps_the_status_and_drops_columns_in_turn(
     app = make_app(service)
     seen: dict[int, str] = {}
     async with app.run_test(size=(80, 24)) as pilot:
-        for width in (80, 64, 56, 44):
+        for width in (80, 64, 63, 44, 36):
             await pilot.resize_terminal(width, 24)
             await settle(pilot)
             header = screen_text(app).splitlines()[1]
             seen[width] = header
             assert "Status" in header and "Title" in header, (width, header)
-    assert "Updated" in seen[64] and "Msgs" not in seen[56]
-    assert "Updated" not in seen[44]
+    # the preview (its title on this line) beside the list down to 64 columns, then
+    # the list alone; its columns dropped in turn, the Status kept
+    assert "Waiting" in seen[64] and "Msgs" not in seen[64] and "Updated" in seen[64]
+    assert "Waiting" not in seen[63] and "Msgs" in seen[63]
+    assert "Msgs" not in seen[44] and "Updated" in seen[44]
+    assert "Updated" not in seen[36]

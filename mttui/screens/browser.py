@@ -59,7 +59,12 @@ class BrowserScreen(Screen[None]):
     BrowserScreen #main { height: 1fr; }
     BrowserScreen SessionTable { width: 64%; }
     BrowserScreen PreviewPane { width: 36%; }
+    BrowserScreen.-narrow SessionTable { width: 100%; }
+    BrowserScreen.-narrow PreviewPane { display: none; }
     """
+    # a narrow terminal (a split pane) gives the list all of it: a preview of a third
+    # of 50 columns shows "id d7…"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (64, "-wide")]
     BINDINGS = [
         Binding("enter", "open", "Open", id="open", priority=True),
         Binding("n", "new_session", "New", id="new_session"),

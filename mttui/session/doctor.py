@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import checkpoint_store
@@ -113,12 +114,31 @@ def check(
         if folder.exists() and folder.stat().st_mode & 0o777 != DIR_MODE:
             bad_modes.append(str(folder))
             problems.append(_problem(None, "permissions", f"{folder.name}/ is not mode 0700"))
+    left = _rebuild_leftovers(layout)
+    if left:
+        mb = sum(_size(p) for p in left) / 1e6
+        what = f"a rebuild that was killed left {len(left)} file(s), {mb:,.1f} MB"
+        problems.append(_problem(None, "rebuild_leftover", f"{what} ({left[0].name})"))
     for rel, row in indexed.items():
         if row[4]:
             problems.append(_problem(row[0], "delete_unfinished", "a delete was interrupted"))
         else:
             problems.append(_problem(row[0], "missing_file", f"{rel} no longer exists"))
     return checked, problems, bad_modes
+
+
+def _rebuild_leftovers(layout: Layout) -> list[Path]:
+    from .index import parallel_build
+    from .index.ingest import REBUILD_PREFIX
+
+    return sorted(parallel_build.stale(layout.home, REBUILD_PREFIX))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # removed meanwhile
+        return 0
 
 
 def _where(stats: ReadStats, *kinds: str) -> str:
@@ -165,6 +185,11 @@ def run_doctor(
     for name in bad_modes:
         os.chmod(name, DIR_MODE if os.path.isdir(name) else FILE_MODE)
         repaired.append(_problem(None, "permissions", f"{os.path.basename(name)} fixed"))
+    left = _rebuild_leftovers(layout)  # the rebuild removes them too, unreported
+    for path in left:
+        path.unlink(missing_ok=True)
+    if left:
+        repaired.append(_problem(None, "rebuild_leftover", f"{len(left)} file(s) removed"))
     result = reindex()
     repaired.append(
         _problem(

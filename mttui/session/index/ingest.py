@@ -257,6 +257,9 @@ def catch_up(
     return changed
 
 
+REBUILD_PREFIX = ".index-rebuild-"  # + the rebuilding process's pid
+
+
 def rebuild(layout: Layout, progress: Progress | None = None,
             swap: Callable[[Path, Path], None] = swap_in) -> ReindexResult:
     """Rebuild the whole index from the logs and swap it in.
@@ -270,8 +273,8 @@ def rebuild(layout: Layout, progress: Progress | None = None,
 
     started = time.perf_counter()
     layout.ensure()
-    parallel_build.remove_stale(layout.home, ".index-rebuild-")
-    tmp = layout.home / f".index-rebuild-{os.getpid()}.sqlite"
+    parallel_build.remove_stale(layout.home, REBUILD_PREFIX)
+    tmp = layout.home / f"{REBUILD_PREFIX}{os.getpid()}.sqlite"
     tmp.unlink(missing_ok=True)
     try:
         sessions, messages, corrupt = build_index(layout, tmp, progress)

@@ -245,14 +245,22 @@ def _copy_in(index: Path, scratch: dict[str, Path], upto: int) -> None:
         conn.close()
 
 
-def remove_stale(folder: Path, prefix: str) -> None:
-    """Remove ``<prefix><pid>.*`` files (a rebuild's temp file and its scratch files)
-    left by a rebuild whose process is gone (killed, say: its helper then finished
-    its file and nobody removed it)."""
+def stale(folder: Path, prefix: str) -> list[Path]:
+    """The ``<prefix><pid>.*`` files (a rebuild's temp file and its scratch files) of
+    rebuilds whose process is gone (killed, say: its helper then finished its file
+    and nobody removed it)."""
+    found = []
     for path in folder.glob(f"{prefix}*"):
         pid = path.name[len(prefix):].split(".", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            path.unlink(missing_ok=True)
+            found.append(path)
+    return found
+
+
+def remove_stale(folder: Path, prefix: str) -> None:
+    """Remove the files :func:`stale` finds."""
+    for path in stale(folder, prefix):
+        path.unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:

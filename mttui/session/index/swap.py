@@ -51,8 +51,8 @@ def swap_in(built: Path, live: Path) -> None:
             dst.execute("PRAGMA journal_mode=WAL")
             dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.OperationalError as exc:  # busy, read-only: it is a database
-            raise MttuiError(f"the index could not be replaced ({exc}); try again "
-                             "once other mttui processes are idle") from exc  # fmt: skip
+            hint = "; try again once other mttui processes are idle" if "locked" in str(exc) else ""
+            raise MttuiError(f"the index could not be replaced ({exc}){hint}") from exc
         except sqlite3.DatabaseError:
             dst.close()
             # An unreadable live index: nothing to preserve, replace the file itself.

@@ -5,12 +5,20 @@ of a rebuild still running are left alone."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.test_cli import make_session, run
+from mttui.session.service import SessionService
+from tests.support import logs
+
+
+def run(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MTTUI_HOME": str(home), "MTTUI_CONFIG": str(home.parent / "c.toml")}
+    return subprocess.run([sys.executable, "-m", "mttui.cli", "--project", str(project), *args],
+                          capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
 
 
 def _dead_pid() -> int:
@@ -20,7 +28,8 @@ def _dead_pid() -> int:
 
 
 def test_a_killed_rebuilds_files_are_reported_then_removed(home: Path, project: Path) -> None:
-    make_session(home, project, 4)
+    items = [logs.message(f"m{i}", "user", f"word{i}") for i in range(4)]
+    logs.new_session(SessionService(home, project), items)
     assert run(home, project, "reindex").returncode == 0
     dead = _dead_pid()
     left = [home / f".index-rebuild-{dead}.sqlite{suffix}" for suffix in ("", "-wal", "-shm")]

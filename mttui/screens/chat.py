@@ -122,14 +122,14 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         self.live = LiveTranscript(self.history)
         self.deltas = DeltaBuffer(lambda: self.post_message(StreamWake()))
         self.read_project()
-        self._bar()
+        self.refresh_bar()
         self.watch_state(self.state)
         if self.session_id is None:
             self.history.load_newest()
         else:
             self._open(self.session_id)
 
-    def _bar(self, extra: str = "") -> None:
+    def refresh_bar(self, extra: str = "") -> None:
         info = self.chat.info
         self.header = Header(info.title or "" if info is not None else None,
                              info.id if info is not None else None,
@@ -155,13 +155,13 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         self.notify(message.text, title=message.title, severity=message.severity)  # type: ignore[arg-type]
 
     def on_title_changed(self, message: TitleChanged) -> None:
-        self._bar()
+        self.refresh_bar()
 
     def on_markers_changed(self, message: MarkersChanged) -> None:
         self.history.set_markers(message.markers)
 
     def on_opened(self, message: Opened) -> None:
-        self._bar()
+        self.refresh_bar()
         info = self.chat.info
         if info is not None:
             self.status.compressions = info.compression_count
@@ -183,7 +183,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
     def on_read_only(self, message: ReadOnly) -> None:
         self.status.note = message.reason
         self.state = "read-only"
-        self._bar("read-only")
+        self.refresh_bar("read-only")
         prompt = self.query_one(PromptArea)
         if message.unsent:
             prompt.text = message.unsent  # nothing typed is lost

@@ -1,6 +1,5 @@
 """The chat's everyday keys: ``↑``/``↓`` recall earlier prompts, ``ctrl+c`` clears the
-prompt (on an empty one: press it again to quit), typed text always reaches the prompt,
-and a read-only session says so in the prompt and the footer."""
+prompt (on an empty one: press it again to quit), typed text always reaches the prompt."""
 
 from __future__ import annotations
 
@@ -16,14 +15,13 @@ from mttui.widgets.prompt import PromptArea
 from mttui.widgets.prompt_history import PromptHistory
 from mttui.widgets.text import short_path
 
-from .chat_messages import ProjectRead, PromptsLoaded, ReadOnly
-from .chat_resume import ResumeChat
+from .chat_messages import ProjectRead, PromptsLoaded
+from .chat_read_only import ReadOnlyChat
 
 HISTORY_PAGE = 200  # the newest messages read for the prompt history
-WRITING = ("stop", "compact", "steer", "resume_queue")  # off in a read-only session
 
 
-class KeysChat(ResumeChat):
+class KeysChat(ReadOnlyChat):
     """See the module docstring."""
 
     BINDINGS = [
@@ -73,14 +71,11 @@ class KeysChat(ResumeChat):
     def on_project_read(self, message: ProjectRead) -> None:
         self.project_line = message.text
         self.project_path, self.project_branch = message.path, message.branch
-        self._bar()
+        self.refresh_bar()
 
     def fit_header(self) -> None:
         """Show ``self.header`` (the bar fits it to its width, also after a resize)."""
         self.query_one("#chat-bar", HeaderBar).show(self.header)
-
-    def _bar(self, extra: str = "") -> None:
-        raise NotImplementedError
 
     # -- prompt history -----------------------------------------------------------------
     def load_prompts(self) -> None:
@@ -143,22 +138,9 @@ class KeysChat(ResumeChat):
                 and event.character != " ":
             if self.focused.selected is not None and event.key in self.item_keys():
                 return  # a key of the selected message (fork, settle a call): its binding
-            prompt = self.query_one("#prompt", PromptArea)
-            if prompt.disabled:
-                return
             event.stop()
+            prompt = self.query_one("#prompt", PromptArea)
+            if prompt.disabled:  # read-only: a letter typed is no command on nothing selected
+                return
             prompt.focus()
             prompt.insert(event.character)
-
-    # -- read-only -----------------------------------------------------------------------------
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in WRITING and self.state == "read-only":
-            return None  # shown disabled in the footer
-        return True
-
-    def on_read_only(self, message: ReadOnly) -> None:
-        prompt = self.query_one("#prompt", PromptArea)
-        reason = message.reason or "open for writing in another process"
-        prompt.placeholder = f"Read-only: this session is {reason}" \
-            if reason.startswith("open") else f"Read-only: {reason}"
-        self.refresh_bindings()

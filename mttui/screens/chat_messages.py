@@ -37,6 +37,10 @@ class ReadOnly(Message):
     unsent: str = ""
 
 
+class Writable(Message):
+    """The process that wrote the session has let go: it can be written here now."""
+
+
 @dataclass
 class StateChanged(Message):
     """A worker moved the run state (``idle``, ``starting``…)."""

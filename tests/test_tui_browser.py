@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from mttui.screens.browser import BrowserScreen
 from mttui.screens.chat import ChatScreen
@@ -132,6 +133,35 @@ async def test_delete_asks_first(service: SessionService, frozen) -> None:
         left = [s.id for s in service.list_sessions().sessions]
         assert left == [ids[1], ids[0]]
         assert [s.id for s in app.screen.query_one(SessionTable).sessions] == left
+
+
+async def test_deleting_or_renaming_a_session_another_process_writes_says_why(
+    service: SessionService, frozen
+) -> None:
+    ids = three(service)
+    app = make_app(service)
+    said: list[tuple[str, str]] = []
+    notify = app.notify
+
+    def spy(message: str, **kw: Any) -> None:
+        said.append((str(kw.get("title", "")), message))
+        notify(message, **kw)
+
+    app.notify = spy  # type: ignore[method-assign]
+    with service.open_writer(ids[2]):  # the newest, under the cursor, written elsewhere
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("d", "y")
+            await settle(pilot)
+            assert said and said[-1][0] == "Cannot delete", said
+            assert said[-1][1].startswith("session is open for writing in process"), said
+            assert len(service.list_sessions().sessions) == 3
+            await pilot.press("r")
+            app.screen.query_one("#title").value = "New name"  # type: ignore[attr-defined]
+            await pilot.press("enter")
+            await settle(pilot)
+            assert said[-1][0] == "Cannot rename", said
+            assert service.get(ids[2]).title == "Session 2"
 
 
 async def test_all_projects_toggle(service: SessionService, home: Path, tmp_path: Path,

@@ -24,6 +24,7 @@ from mttui.messages import (
     SessionsLoaded,
 )
 from mttui.session.errors import MttuiError
+from mttui.session.lock import SessionLocked
 from mttui.session.models import SearchHit, SearchScope, SessionInfo, SessionPage
 from mttui.session.service import SessionService
 from mttui.widgets.fit_footer import FitFooter
@@ -331,7 +332,7 @@ class BrowserScreen(Screen[None]):
     def _change(self, what: str, session_id: str, change: Callable[[], None]) -> None:
         try:
             change()
-        except MttuiError as exc:
+        except (MttuiError, SessionLocked) as exc:  # locked: another process writes it
             self.post_message(SessionChangeDone(what, session_id, error=str(exc)))
             return
         self.post_message(SessionChangeDone(what, session_id))

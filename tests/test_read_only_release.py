@@ -8,14 +8,21 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from mttui.screens.chat import ChatScreen
 from mttui.session.reader import read_records
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
-from tests.support.tui import SIZE, make_app, msg, screen_text, settle, write_session
+from tests.support.tui import (
+    SIZE,
+    make_app,
+    msg,
+    notes_of,
+    screen_text,
+    settle,
+    write_session,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +30,6 @@ ROOT = Path(__file__).resolve().parents[1]
 HOLDER = r"""
 import sys
 from pathlib import Path
-from typing import Any
 from mttui.session.service import SessionService
 service = SessionService(Path(sys.argv[1]), Path(sys.argv[2]))
 writer = service.open_writer(sys.argv[3])
@@ -98,14 +104,7 @@ async def test_letters_typed_in_a_read_only_history_run_no_command(
     sid = _session(service)
     with service.open_writer(sid):  # another writer holds the lock
         app = make_app(service, open_session=sid)
-        said: list[str] = []
-        notify = app.notify
-
-        def spy(message: str, **kw: Any) -> None:
-            said.append(message)
-            notify(message, **kw)
-
-        app.notify = spy  # type: ignore[method-assign]
+        said = notes_of(app)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             chat = app.screen

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from mttui.screens.browser import BrowserScreen
 from mttui.screens.chat import ChatScreen
@@ -11,7 +10,16 @@ from mttui.screens.dialogs import ConfirmScreen, RenameScreen
 from mttui.session.service import SessionService
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import SessionTable
-from tests.support.tui import SIZE, chat_records, make_app, msg, screen_text, settle, write_session
+from tests.support.tui import (
+    SIZE,
+    chat_records,
+    make_app,
+    msg,
+    notes_of,
+    screen_text,
+    settle,
+    write_session,
+)
 
 
 def three(service: SessionService) -> list[str]:
@@ -140,14 +148,7 @@ async def test_deleting_or_renaming_a_session_another_process_writes_says_why(
 ) -> None:
     ids = three(service)
     app = make_app(service)
-    said: list[tuple[str, str]] = []
-    notify = app.notify
-
-    def spy(message: str, **kw: Any) -> None:
-        said.append((str(kw.get("title", "")), message))
-        notify(message, **kw)
-
-    app.notify = spy  # type: ignore[method-assign]
+    said = notes_of(app)
     with service.open_writer(ids[2]):  # the newest, under the cursor, written elsewhere
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)

@@ -150,3 +150,16 @@ async def select_killed_call(app: MttuiApp, pilot: Any) -> tuple[HistoryView, It
     view.focus()
     view.select(item)
     return view, item
+
+
+def notes_of(app: MttuiApp) -> list[tuple[str, str]]:
+    """What the app says from now on, as (title, message): ``notify`` spied on."""
+    said: list[tuple[str, str]] = []
+    notify = app.notify
+
+    def spy(message: str, **kw: Any) -> None:
+        said.append((str(kw.get("title", "")), message))
+        notify(message, **kw)
+
+    app.notify = spy  # type: ignore[method-assign]
+    return said

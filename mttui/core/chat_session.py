@@ -13,12 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mttui.graph.events import ApprovalRequested, ToolOutput
+from mttui.graph.events import ApprovalRequested, RunEvent, ToolOutput
 from mttui.session.lock import SessionLocked, holder_pid
 from mttui.session.models import SessionInfo
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
 
+from .drive import Approver, Emit, Outcome, send
 from .handle import Resumed, RunnerFactory, SessionHandle, langgraph_runner
 from .resume_preview import ResumePreview
 
@@ -41,6 +42,7 @@ class ChatSession:
         self.locked_out = False  # read-only because another process writes it
         self.on_output: Callable[[ToolOutput], None] | None = None  # live tool output
         self._created = threading.Event()  # create() ended (made the session or failed)
+        self._stop_early = threading.Event()  # a stop of the send under way, not yet applied
 
     @property
     def session_id(self) -> str | None:
@@ -119,6 +121,37 @@ class ChatSession:
         out = self.on_output
         if out is not None:
             handle.runner.attach_progress(lambda call_id, tail: out(ToolOutput(call_id, tail)))
+
+    # -- sending ---------------------------------------------------------------------
+    def starting(self) -> None:
+        """A send begins (the UI thread, before its worker): no stop asked for it yet."""
+        self._stop_early.clear()
+
+    def stop(self) -> None:
+        """The user's stop (thread-safe). Asked while the send is still creating or
+        opening the session, or resuming it, it is kept: the text is not run then, or
+        the run stops at its first event (a run forgets stops asked before it began)."""
+        self._stop_early.set()
+        if self.handle is not None:
+            self.handle.stop()
+
+    def send(self, handle: SessionHandle, text: str, *, emit: Emit, ask: Approver) -> Outcome:
+        """``text`` sent (``core.drive.send``), with a stop asked before it ran applied:
+        then it is not sent (``not_sent``), or its run stops as soon as it begins."""
+        early = self._stop_early
+
+        def emit_applying_stop(event: RunEvent) -> None:
+            if early.is_set():
+                early.clear()
+                handle.stop()
+            emit(event)
+
+        outcome = send(handle, text, emit=emit_applying_stop, ask=ask, stopped=early.is_set)
+        if outcome.end is None and outcome.queued is None and early.is_set():
+            handle.stop()  # holds the lane too, as a stop does
+            early.clear()
+            return Outcome(not_sent="stopped before it was sent")
+        return outcome
 
     def resume(self) -> Resumed:
         assert self.handle is not None

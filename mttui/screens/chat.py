@@ -1,9 +1,7 @@
-"""The chat screen: the history of one session, the prompt and the run.
-
-Workers do the blocking work through :class:`~mttui.core.chat_session.ChatSession`
-and the use cases of ``mttui.core``; what they find comes back as messages
-(``chat_messages``); the run state is a reactive the status bar follows.
-"""
+"""The chat screen: the history of one session, the prompt and the run. Workers do the
+blocking work through :class:`~mttui.core.chat_session.ChatSession` and the use cases
+of ``mttui.core``; what they find comes back as messages (``chat_messages``); the run
+state is a reactive the status bar follows."""
 
 from __future__ import annotations
 
@@ -19,7 +17,7 @@ from textual.worker import Worker, WorkerState
 
 from mttui.config import Settings
 from mttui.core.chat_session import ChatSession
-from mttui.core.drive import drive, send
+from mttui.core.drive import drive
 from mttui.core.handle import RunnerFactory
 from mttui.core.view_tokens import opening_usage
 from mttui.graph import events as ev
@@ -49,6 +47,7 @@ from .chat_messages import (
     StateChanged,
     StatusNote,
     TitleChanged,
+    Unsent,
 )
 from .chat_rewind import (
     double_escape,
@@ -260,6 +259,7 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         else:  # follow the conversation, also when it was scrolled up
             self.history.scroll_end(animate=False, immediate=True)
         self.state = "starting"
+        self.chat.starting()
         self.send_text(text)
 
     @work(thread=True, group="run", exit_on_error=False, name="run")
@@ -275,11 +275,11 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
             handle = opened
             if not handle.resumed:
                 self.resume_now()
-        outcome = send(handle, text, emit=self.emit, ask=self.ask)
+        outcome = self.chat.send(handle, text, emit=self.emit, ask=self.ask)
         if outcome.queued is not None:
             self.post_message(Note("the message was queued: it runs after the approval"))
-        elif outcome.not_sent is not None:
-            self.post_message(Note(f"not sent: {outcome.not_sent}", "error"))
+        elif outcome.not_sent is not None:  # its text goes back into the prompt
+            self.post_message(Unsent(text, outcome.not_sent))
         self.after_run(outcome)
 
     @work(thread=True, group="run", exit_on_error=False, name="run")
@@ -340,8 +340,8 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
             return
         if self.state == "awaiting approval" and self.focus_approval():
             return
-        if self.state in ("running", "starting") and self.chat.handle is not None:
-            self.chat.handle.stop()
+        if self.state in ("running", "starting"):  # starting: applied once it runs
+            self.chat.stop()
             self.state = "stopping"
         elif not double_escape(self):  # esc esc on an empty idle prompt: rewind
             self.query_one(PromptArea).focus()

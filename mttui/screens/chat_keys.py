@@ -15,7 +15,7 @@ from mttui.widgets.prompt import PromptArea
 from mttui.widgets.prompt_history import PromptHistory
 from mttui.widgets.text import short_path
 
-from .chat_messages import ProjectRead, PromptsLoaded
+from .chat_messages import ProjectRead, PromptsLoaded, Unsent
 from .chat_read_only import ReadOnlyChat
 
 HISTORY_PAGE = 200  # the newest messages read for the prompt history
@@ -95,6 +95,13 @@ class KeysChat(ReadOnlyChat):
     def _remember_prompt(self, event: PromptArea.Submitted) -> None:
         self.prompts.add(event.text)
         self.drop_hint()
+
+    def on_unsent(self, message: Unsent) -> None:
+        prompt = self.query_one("#prompt", PromptArea)
+        typed = prompt.text.strip()  # typed since: kept, after the text given back
+        prompt.text = message.text + (f"\n{prompt.text}" if typed else "")
+        prompt.move_cursor(prompt.document.end)
+        self.notify(f"Not sent: {message.why}. It is back in the prompt.", severity="warning")
 
     def action_recall(self, direction: int) -> None:
         """``↑`` on the prompt's first line (``↓`` on its last) while no approval or

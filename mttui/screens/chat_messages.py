@@ -37,6 +37,15 @@ class ReadOnly(Message):
     unsent: str = ""
 
 
+@dataclass
+class Unsent(Message):
+    """A message was not sent (stopped before its run, or the queue refused it): its
+    text goes back into the prompt."""
+
+    text: str
+    why: str
+
+
 class Writable(Message):
     """The process that wrote the session has let go: it can be written here now."""
 

@@ -352,6 +352,7 @@ class PendingChat(Screen[None]):
             self._queue_text(message.text)
         else:
             self.state = "starting"
+            self.chat.starting()  # an earlier stop is not this send's
             self.send_text(message.text)
 
     def on_kick(self, message: Kick) -> None:

@@ -38,8 +38,7 @@ class ChatSession:
         self.factory = factory
         self.info: SessionInfo | None = None
         self.handle: SessionHandle | None = None
-        self.read_only: str | None = None  # why the session cannot be written
-        self.locked_out = False  # read-only because another process writes it
+        self.read_only: str | None = None  # why: another process writes the session
         self.on_output: Callable[[ToolOutput], None] | None = None  # live tool output
         self._created = threading.Event()  # create() ended (made the session or failed)
         self._stop_early = threading.Event()  # a stop of the send under way, not yet applied
@@ -73,18 +72,17 @@ class ChatSession:
         if pid is not None and self.handle is None:
             holder = f"process {pid}" if pid > 0 else "another process"
             self.read_only = f"open for writing in {holder}"
-            self.locked_out = True
             return False
         return True
 
     def released(self) -> bool:
         """Whether the other process that wrote this session has let go of it (a
         read-only probe of its lock, as :meth:`writable`): it is writable here again."""
-        if not self.locked_out or self.info is None or self.handle is not None:
+        if self.read_only is None or self.info is None or self.handle is not None:
             return False
         if holder_pid(Path(self.info.path)) is not None:
             return False
-        self.locked_out, self.read_only = False, None
+        self.read_only = None
         return True
 
     def open_for_writing(self) -> SessionHandle | None:
@@ -97,7 +95,6 @@ class ChatSession:
                 self._watch_output(self.handle)
             except SessionLocked as exc:
                 self.read_only = str(exc) or "open for writing in another process"
-                self.locked_out = True
                 return None
         return self.handle
 

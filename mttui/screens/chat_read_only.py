@@ -39,7 +39,7 @@ class ReadOnlyChat(ResumeChat):
         prompt.placeholder = f"Read-only: this session is {reason}" \
             if reason.startswith("open") else f"Read-only: {reason}"
         self.refresh_bindings()
-        if self.chat.locked_out and self._lock_probe is None:
+        if self.chat.read_only is not None and self._lock_probe is None:  # a lock-out
             self._lock_probe = self.set_interval(LOCK_PROBE_SECONDS, self._probe_lock)
 
     def _probe_lock(self) -> None:

@@ -127,11 +127,13 @@ def check(
     return checked, problems, bad_modes
 
 
-def _rebuild_leftovers(layout: Layout) -> list[Path]:
+def _rebuild_leftovers(layout: Layout, *, remove: bool = False) -> list[Path]:
+    """The files of killed rebuilds (``remove``: removed now)."""
     from .index import parallel_build
     from .index.ingest import REBUILD_PREFIX
 
-    return sorted(parallel_build.stale(layout.home, REBUILD_PREFIX))
+    find = parallel_build.remove_stale if remove else parallel_build.stale
+    return sorted(find(layout.home, REBUILD_PREFIX))
 
 
 def _size(path: Path) -> int:
@@ -185,9 +187,7 @@ def run_doctor(
     for name in bad_modes:
         os.chmod(name, DIR_MODE if os.path.isdir(name) else FILE_MODE)
         repaired.append(_problem(None, "permissions", f"{os.path.basename(name)} fixed"))
-    left = _rebuild_leftovers(layout)  # the rebuild removes them too, unreported
-    for path in left:
-        path.unlink(missing_ok=True)
+    left = _rebuild_leftovers(layout, remove=True)  # the rebuild would, unreported
     if left:
         repaired.append(_problem(None, "rebuild_leftover", f"{len(left)} file(s) removed"))
     result = reindex()

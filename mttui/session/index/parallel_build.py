@@ -257,10 +257,12 @@ def stale(folder: Path, prefix: str) -> list[Path]:
     return found
 
 
-def remove_stale(folder: Path, prefix: str) -> None:
-    """Remove the files :func:`stale` finds."""
-    for path in stale(folder, prefix):
+def remove_stale(folder: Path, prefix: str) -> list[Path]:
+    """Remove the files :func:`stale` finds; those it removed."""
+    found = stale(folder, prefix)
+    for path in found:
         path.unlink(missing_ok=True)
+    return found
 
 
 def _alive(pid: int) -> bool:

@@ -1,6 +1,7 @@
 """Putting a rebuilt index in place: renamed over the live one when nobody has it
-open (no copy of every page), copied in through SQLite when another process has it
-open; every opener of the live index holds a shared lock that makes the difference."""
+open (no copy of every page), also once the processes that had it open let go of it
+while idle; copied in through SQLite while another process keeps using it. Every
+opener of the live index holds a shared lock that makes the difference."""
 
 from __future__ import annotations
 
@@ -21,16 +22,25 @@ from tests.support import logs
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Another process using the index as mttui does, until it is told to go on (a line on
-# stdin) or killed; then it prints the messages it sees in its one session.
+# Another process that opens the index as mttui does, and then sits idle (or, given
+# "busy", keeps reading it) until it is told to go on (a line on stdin) or killed;
+# then it prints the messages it sees in its one session.
 OTHER = r"""
-import sys
+import sys, threading, time
 from pathlib import Path
 from mttui.session.service import SessionService
 service = SessionService(Path(sys.argv[1]), Path(sys.argv[2]))
 [info] = service.list_sessions().sessions
+stop = threading.Event()
+def keep_reading():
+    while not stop.is_set():
+        service.get(info.id)
+        time.sleep(0.02)
+if sys.argv[3:] == ["busy"]:
+    threading.Thread(target=keep_reading, daemon=True).start()
 print("open", flush=True)
 sys.stdin.readline()
+stop.set()
 print(service.get(info.id).message_count, flush=True)
 """
 
@@ -87,36 +97,60 @@ def test_a_reindex_with_no_index_makes_none_to_copy_over(
     assert [s.id for s in again.list_sessions().sessions] == [sid]
 
 
-def test_while_another_process_has_the_index_open_the_build_is_copied_in(
-    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+def _other(home: Path, project: Path, *how: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    other = subprocess.Popen([sys.executable, "-c", OTHER, str(home), str(project), *how],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env=env)  # fmt: skip
+    assert other.stdout is not None
+    assert other.stdout.readline().strip() == "open"
+    return other
+
+
+def _late_line(service: SessionService, sid: str) -> None:
+    """A line the other process's index has not seen, in the log only."""
+    path = service.layout.history_root.glob(f"*/*{sid}*.jsonl").__next__()
+    writer = service.open_session(path)
+    writer.append("transcript_message", message={"id": "late", "role": "user",
+                                                  "content": "late"})  # fmt: skip
+    writer.close()
+    service.close()  # this one has no connection open now; the other process has
+
+
+def _go_on(other: subprocess.Popen[str]) -> str:
+    assert other.stdout is not None and other.stdin is not None
+    other.stdin.write("go on\n")
+    other.stdin.flush()
+    line = other.stdout.readline().strip()
+    assert other.wait(30) == 0
+    return line
+
+
+@pytest.mark.parametrize("how", ["busy", "idle"])
+def test_copied_in_under_a_process_using_the_index_renamed_in_once_it_lets_go(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
     service = SessionService(home, project)
     sid = _session(service, 10)
     service.close()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    other = subprocess.Popen([sys.executable, "-c", OTHER, str(home), str(project)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                             env=env)  # fmt: skip
+    # a rebuild waits no longer than its copy would take: here as long as idle takes
+    monkeypatch.setattr(swap, "COPY_BYTES_PER_SECOND", 1.0)
+    other = _other(home, project, how)
     try:
-        assert other.stdout is not None and other.stdin is not None
-        assert other.stdout.readline().strip() == "open"
-        # a line the other process's index has not seen, in the log only
-        path = service.layout.history_root.glob(f"*/*{sid}*.jsonl").__next__()
-        writer = service.open_session(path)
-        writer.append("transcript_message", message={"id": "late", "role": "user",
-                                                      "content": "late"})  # fmt: skip
-        writer.close()
-        service.close()  # this one has no connection open now; the other process has
+        _late_line(service, sid)
         live = service.layout.index_path
         before = live.stat().st_ino
+        with users.alone(live) as alone:
+            assert not alone  # it has the index open
         seen = _spy(monkeypatch)
         again = SessionService(home, project)
         assert again.reindex().messages == 11
-        assert seen and live.stat().st_ino == before  # copied into the open file
-        other.stdin.write("go on\n")
-        other.stdin.flush()
-        assert other.stdout.readline().strip() == "11"  # its connection sees the build
-        assert other.wait(30) == 0
+        [(_, built)] = seen
+        if how == "busy":
+            assert live.stat().st_ino == before != built  # copied into the open file
+        else:
+            assert live.stat().st_ino == built  # it let go of the index while idle
+        assert _go_on(other) == "11"  # its connection sees the build either way
     finally:
         if other.poll() is None:
             other.kill()
@@ -131,12 +165,7 @@ def test_a_killed_process_that_had_the_index_open_does_not_keep_it_copied(
     service = SessionService(home, project)
     _session(service, 5)
     service.close()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    other = subprocess.Popen([sys.executable, "-c", OTHER, str(home), str(project)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                             env=env)  # fmt: skip
-    assert other.stdout is not None
-    assert other.stdout.readline().strip() == "open"
+    other = _other(home, project, "busy")
     live = service.layout.index_path
     with users.alone(live) as alone:
         assert not alone
@@ -264,3 +293,27 @@ def test_a_live_index_kept_busy_is_left_as_it_was_with_a_one_line_error(
     conn.close()
     assert not list(live.parent.glob(".index-rebuild-*"))
     assert service.reindex().messages == 7  # nobody has it open now: renamed in
+
+
+def test_a_small_build_waits_for_nobody_longer_than_its_copy_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    live, built = tmp_path / "index.sqlite", tmp_path / "built.sqlite"
+    connect(live).close()
+    connect(built, bulk=True).close()
+    waits: list[float] = []
+    real = users.alone
+
+    def spy(index: Path, wait: float = 0.0):  # type: ignore[no-untyped-def]
+        waits.append(wait)
+        return real(index, wait)
+
+    monkeypatch.setattr(users, "alone", spy)
+    held = connect(live)  # never lets go
+    try:
+        size = built.stat().st_size
+        swap.swap_in(built, live)
+    finally:
+        held.close()
+    assert waits == [pytest.approx(size / swap.COPY_BYTES_PER_SECOND)]
+    assert waits[0] < swap.LET_GO_SECONDS

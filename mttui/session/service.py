@@ -62,7 +62,7 @@ class SessionService:
         self.project = Path(project).expanduser().resolve()
         self.project_hash = project_hash(self.project)
         self._lock = threading.RLock()
-        self._index = IndexFile(self.layout)
+        self._index = IndexFile(self.layout, self._lock)
         self._fresh: set[bool] = set()  # scopes caught up so far: all_projects False/True
 
     # -- writing -------------------------------------------------------------

@@ -1,38 +1,63 @@
-"""The index connection of a service: opened lazily, reopened when the file changes."""
+"""The index connection of a service: opened lazily, reopened when the file changes,
+let go of while idle."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 from ..errors import MttuiError
 from ..paths import Layout
 from ..warn import warn
 from .schema import connect
+from .users import IDLE_SECONDS
 
 
 class IndexFile:
     """One connection to ``layout.index_path``; :meth:`get` reopens it when the file
-    is new, replaced (a rebuild installed by ``os.replace``) or unreadable."""
+    is new, replaced (a rebuild installed by ``os.replace``) or unreadable.
 
-    def __init__(self, layout: Layout) -> None:
+    ``get`` and every use of its connection happen under ``lock`` (the owner's): a
+    watcher thread closes the connection once it has not been asked for in
+    ``idle_seconds`` (``None``: never), taking the same lock, so never under a use.
+    Reopened, the same file counts as not new.
+    """
+
+    def __init__(self, layout: Layout, lock: threading.RLock | None = None,
+                 idle_seconds: float | None = IDLE_SECONDS) -> None:  # fmt: skip
         self.layout = layout
+        self._lock = lock or threading.RLock()
+        self._idle = idle_seconds
         self._conn: sqlite3.Connection | None = None
         self._ino: int | None = None
+        self._let_go = False  # closed for being idle: the same file is not new
+        self._used = 0.0
+        self._watcher: threading.Thread | None = None
 
     def get(self) -> tuple[sqlite3.Connection, bool]:
-        """The connection, and whether it was (re)opened just now."""
-        path = self.layout.index_path
-        try:
-            ino: int | None = path.stat().st_ino
-        except FileNotFoundError:
-            ino = None
-        if self._conn is not None and ino == self._ino:
-            return self._conn, False
-        self.close()
+        """The connection, and whether it was opened on a file it had not seen."""
+        with self._lock:
+            self._used = time.monotonic()
+            path = self.layout.index_path
+            try:
+                ino: int | None = path.stat().st_ino
+            except FileNotFoundError:
+                ino = None
+            if self._conn is not None and ino == self._ino:
+                return self._conn, False
+            same = self._conn is None and self._let_go and ino is not None and ino == self._ino
+            self.close()
+            conn = self._open(path)
+            self._conn, self._ino = conn, path.stat().st_ino
+            self._watch()
+            return conn, not (same and self._ino == ino)
+
+    def _open(self, path: Path) -> sqlite3.Connection:
         self.layout.ensure()
         try:
-            conn = connect(path)
+            return connect(path)
         except MttuiError:
             raise
         except sqlite3.DatabaseError as exc:
@@ -40,19 +65,47 @@ class IndexFile:
             warn(__name__, "discarding unreadable index (%s)", exc)
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
-            conn = connect(path)
-        self._conn, self._ino = conn, path.stat().st_ino
-        return conn, True
+            return connect(path)
 
     def swap_in(self, built: Path) -> None:
         """Put the rebuilt index ``built`` in place (``swap``), this connection closed
         first: open, it would keep the build from being renamed in."""
         from .swap import swap_in
 
-        self.close()
-        swap_in(built, self.layout.index_path)
+        with self._lock:
+            self.close()
+            swap_in(built, self.layout.index_path)
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        with self._lock:
+            self._let_go = False
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _watch(self) -> None:
+        if self._idle is None or self._watcher is not None:
+            return
+        self._watcher = threading.Thread(target=self._close_when_idle, daemon=True,
+                                         name="mttui-index-idle")  # fmt: skip
+        self._watcher.start()
+
+    def _close_when_idle(self) -> None:
+        assert self._idle is not None
+        while True:
+            left = self._used + self._idle - time.monotonic()
+            if left > 0:
+                time.sleep(left)
+                continue
+            if not self._lock.acquire(timeout=self._idle):
+                continue  # in use all along: look again
+            try:
+                if self._conn is not None and time.monotonic() - self._used < self._idle:
+                    continue  # used while this thread waited for the lock
+                if self._conn is not None:
+                    self.close()
+                    self._let_go = True
+                self._watcher = None  # under the lock: ``get`` starts the next one
+                return
+            finally:
+                self._lock.release()

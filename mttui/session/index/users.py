@@ -8,6 +8,10 @@ name). So every connection to the live index is opened under the shared lock, an
 a rebuild asks for it exclusively, without waiting (:func:`alone`): if it gets it,
 nobody has the index open and nobody can open it until the rename is done; if not,
 the build is copied into the live file through SQLite (``swap``).
+
+A service lets go of its connection once it has not used it for ``IDLE_SECONDS``
+(``handle``), and a rebuild waits that long for the lock before it copies: so a
+process that sits idle (a TUI nobody types into) does not cost a rebuild the copy.
 """
 
 from __future__ import annotations
@@ -16,10 +20,14 @@ import contextlib
 import fcntl
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..paths import FILE_MODE
+
+# How long a service keeps the index open after its last use (see above).
+IDLE_SECONDS = 1.0
 
 
 def lock_path(index: Path) -> Path:
@@ -74,19 +82,29 @@ def open_shared(index: Path, opener: Callable[[], HeldConnection]) -> HeldConnec
 
 
 @contextlib.contextmanager
-def alone(index: Path) -> Iterator[bool]:
+def alone(index: Path, wait: float = 0.0) -> Iterator[bool]:
     """``True`` while nobody has ``index`` open and nobody can open it (the lock held
-    exclusively); ``False`` at once if somebody has it open."""
+    exclusively); ``False`` if somebody still has it open after ``wait`` seconds."""
     fd = _open_lock(index)
     if fd is None:
         yield False
         return
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _take(fd, time.monotonic() + wait):
             yield False
             return
         yield True
     finally:
         os.close(fd)
+
+
+def _take(fd: int, deadline: float) -> bool:
+    # polled: a blocking flock cannot be given a timeout, and openers queue behind none
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)

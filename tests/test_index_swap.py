@@ -1,7 +1,8 @@
 """Putting a rebuilt index in place: renamed over the live one when nobody has it
 open (no copy of every page), also once the processes that had it open let go of it
 while idle; copied in through SQLite while another process keeps using it. Every
-opener of the live index holds a shared lock that makes the difference."""
+opener of the live index holds a shared lock that makes the difference; a process in
+the middle of using it lets go when a rebuild says it waits for the lock."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ from tests.support import logs
 ROOT = Path(__file__).resolve().parents[1]
 
 # Another process that opens the index as mttui does, and then sits idle (or, given
-# "busy", keeps reading it) until it is told to go on (a line on stdin) or killed;
-# then it prints the messages it sees in its one session.
+# "busy", keeps reading it; given "raw", holds a connection that never lets go) until
+# it is told to go on (a line on stdin) or killed; then it prints the messages it
+# sees in its one session.
 OTHER = r"""
 import sys, threading, time
 from pathlib import Path
@@ -38,6 +40,9 @@ def keep_reading():
         time.sleep(0.02)
 if sys.argv[3:] == ["busy"]:
     threading.Thread(target=keep_reading, daemon=True).start()
+if sys.argv[3:] == ["raw"]:  # a connection of its own, which never lets go
+    from mttui.session.index.schema import connect
+    raw = connect(service.layout.index_path)
 print("open", flush=True)
 sys.stdin.readline()
 stop.set()
@@ -126,8 +131,8 @@ def _go_on(other: subprocess.Popen[str]) -> str:
     return line
 
 
-@pytest.mark.parametrize("how", ["busy", "idle"])
-def test_copied_in_under_a_process_using_the_index_renamed_in_once_it_lets_go(
+@pytest.mark.parametrize("how", ["raw", "busy", "idle"])
+def test_copied_in_under_a_process_holding_the_index_renamed_in_once_it_lets_go(
     home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
     service = SessionService(home, project)
@@ -146,10 +151,11 @@ def test_copied_in_under_a_process_using_the_index_renamed_in_once_it_lets_go(
         again = SessionService(home, project)
         assert again.reindex().messages == 11
         [(_, built)] = seen
-        if how == "busy":
+        if how == "raw":
             assert live.stat().st_ino == before != built  # copied into the open file
-        else:
-            assert live.stat().st_ino == built  # it let go of the index while idle
+        else:  # it let go of the index: idle, or at its next use while the rebuild waited
+            assert live.stat().st_ino == built
+        assert not users.wanted_path(live).exists()
         assert _go_on(other) == "11"  # its connection sees the build either way
     finally:
         if other.poll() is None:
@@ -165,7 +171,7 @@ def test_a_killed_process_that_had_the_index_open_does_not_keep_it_copied(
     service = SessionService(home, project)
     _session(service, 5)
     service.close()
-    other = _other(home, project, "busy")
+    other = _other(home, project, "raw")
     live = service.layout.index_path
     with users.alone(live) as alone:
         assert not alone
@@ -317,3 +323,31 @@ def test_a_small_build_waits_for_nobody_longer_than_its_copy_takes(
         held.close()
     assert waits == [pytest.approx(size / swap.COPY_BYTES_PER_SECOND)]
     assert waits[0] < swap.LET_GO_SECONDS
+
+
+def test_an_opener_waits_while_a_live_rebuild_wants_the_index(tmp_path: Path) -> None:
+    live = tmp_path / "index.sqlite"
+    connect(live).close()
+    wish = users.wanted_path(live)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for stale in (f"{dead.pid}\n", "garbage", ""):  # a killed rebuild's wish, or junk
+        wish.write_text(stale)
+        assert not users.wanted(live)
+        connect(live).close()  # not held back
+    wish.write_text(f"{os.getpid()}\n")
+    assert users.wanted(live)
+    opened = threading.Event()
+    conns: list[sqlite3.Connection] = []
+
+    def open_it() -> None:
+        conns.append(connect(live))
+        opened.set()
+
+    thread = threading.Thread(target=open_it, daemon=True)
+    thread.start()
+    assert not opened.wait(0.3)  # held back until the rebuild is done waiting
+    wish.unlink()
+    assert opened.wait(10)
+    thread.join()
+    conns[0].close()

@@ -3,9 +3,11 @@
 tens of KB: bench/agent_data.py), measured while building each (no index yet). The
 agent-shaped data is then rebuilt over the index it has: with nobody else holding it
 open (the build is renamed in, as with no index); while another mttui process has it
-open and sits idle, as a TUI nobody types into does (it lets go of the index, and the
-build is renamed in); and while another process keeps reading it (the build is then
-copied into the live file page by page, so that the reader sees one or the other)."""
+open and sits idle, as a TUI nobody types into does (it lets go of the index after a
+second, and the build is renamed in); while another mttui process keeps reading it
+(it lets go when the rebuild says it waits for the index); and beside a connection
+that never lets go (the build is then copied into the live file page by page, so
+that the other connection sees one or the other)."""
 
 from __future__ import annotations
 
@@ -21,13 +23,17 @@ from ..timing import Row
 
 CASE = "B8"
 
-# Another process with the index open, as mttui opens it: idle, or reading every 50 ms.
+# Another process with the index open, as mttui opens it: idle, or reading every 50 ms;
+# or with a connection of its own that never lets go ("held").
 HOLDER = r"""
 import sys, time
 from pathlib import Path
+from mttui.session.index.schema import connect
 from mttui.session.service import SessionService
 service = SessionService(Path(sys.argv[1]), Path(sys.argv[2]))
 service.list_sessions()
+if sys.argv[3] == "held":
+    held = connect(service.layout.index_path)
 print("open", flush=True)
 if sys.argv[3] == "reading":
     import select
@@ -47,7 +53,7 @@ def _row(label: str, data: DataSet, result: ReindexResult | None = None) -> Row:
 
 
 def _held(data: DataSet, how: str) -> tuple[ReindexResult, str]:
-    """A rebuild while another process has the index open, ``how``: idle or reading;
+    """A rebuild while another process has the index open, ``how``: idle, reading or held;
     and how the build was put in place, seen from the live file's inode."""
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -76,10 +82,10 @@ def run(ctx: Context) -> list[Row]:
     agent = ctx.agent()
     again = agent.service.reindex()
     agent.service.list_sessions()  # its catch-up, as after the first build
-    (idle, idle_how), (reading, reading_how) = _held(agent, "idle"), _held(agent, "reading")
+    held = {how: _held(agent, how) for how in ("idle", "reading", "held")}
+    label = {"idle": "open in an idle mttui", "reading": "read all along by another mttui",
+             "held": "held open by a connection that never lets go"}
     return [_row("", ctx.corpus()), _row(", agent-shaped", agent),
             _row(", agent-shaped, over its index", agent, again),
-            _row(f", agent-shaped, over its index open in an idle mttui ({idle_how})",
-                 agent, idle),
-            _row(f", agent-shaped, over its index read all along elsewhere ({reading_how})",
-                 agent, reading)]
+            *(_row(f", agent-shaped, over its index {label[how]} ({way})", agent, result)
+              for how, (result, way) in held.items())]

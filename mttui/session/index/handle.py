@@ -11,6 +11,7 @@ from pathlib import Path
 from ..errors import MttuiError
 from ..paths import Layout
 from ..warn import warn
+from . import users
 from .schema import connect
 from .users import IDLE_SECONDS
 
@@ -21,8 +22,9 @@ class IndexFile:
 
     ``get`` and every use of its connection happen under ``lock`` (the owner's): a
     watcher thread closes the connection once it has not been asked for in
-    ``idle_seconds`` (``None``: never), taking the same lock, so never under a use.
-    Reopened, the same file counts as not new.
+    ``idle_seconds`` (``None``: never), taking the same lock, so never under a use;
+    ``get`` closes it when a rebuild waits for the index (``users.wanted``) and
+    reopens it once the rebuild is done. Reopened, the same file counts as not new.
     """
 
     def __init__(self, layout: Layout, lock: threading.RLock | None = None,
@@ -46,7 +48,12 @@ class IndexFile:
             except FileNotFoundError:
                 ino = None
             if self._conn is not None and ino == self._ino:
-                return self._conn, False
+                if not users.wanted(path):
+                    return self._conn, False
+                # a rebuild waits for every user to let go: step aside until it is done
+                self.close()
+                self._let_go = True
+                return self.get()
             same = self._conn is None and self._let_go and ino is not None and ino == self._ino
             self.close()
             conn = self._open(path)

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from . import cjk, shards
+from . import cjk, shards, users
 from .follow import Follower, helper_main, tokenize
 
 # Rows per statement (the progress is reported between them): about 1/64 of a
@@ -252,7 +252,7 @@ def stale(folder: Path, prefix: str) -> list[Path]:
     found = []
     for path in folder.glob(f"{prefix}*"):
         pid = path.name[len(prefix):].split(".", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not users.alive(int(pid)):
             found.append(path)
     return found
 
@@ -263,16 +263,6 @@ def remove_stale(folder: Path, prefix: str) -> list[Path]:
     for path in found:
         path.unlink(missing_ok=True)
     return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True  # someone else's process, or no such number: leave it
-    return True
 
 
 def _main(argv: list[str]) -> int:

@@ -12,6 +12,9 @@ the build is copied into the live file through SQLite (``swap``).
 A service lets go of its connection once it has not used it for ``IDLE_SECONDS``
 (``handle``), and a rebuild waits that long for the lock before it copies: so a
 process that sits idle (a TUI nobody types into) does not cost a rebuild the copy.
+While it waits, the rebuild says so in ``index.sqlite.wanted`` (its pid): a process
+that uses the index meanwhile lets go of it and opens it again only once the rebuild
+is done waiting (:func:`open_shared`), so one in use does not cost the copy either.
 """
 
 from __future__ import annotations
@@ -28,10 +31,48 @@ from ..paths import FILE_MODE
 
 # How long a service keeps the index open after its last use (see above).
 IDLE_SECONDS = 1.0
+# How long an opener waits at most for a rebuild that says it wants the index.
+STEP_ASIDE_SECONDS = 3.0
 
 
 def lock_path(index: Path) -> Path:
     return index.with_name(index.name + ".lock")
+
+
+def wanted_path(index: Path) -> Path:
+    return index.with_name(index.name + ".wanted")
+
+
+def wanted(index: Path) -> bool:
+    """Whether a live rebuild waits for the users of ``index`` to let go of it."""
+    try:
+        fd = os.open(wanted_path(index), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False  # the usual case: one failed open
+    try:
+        pid = os.read(fd, 32).strip()
+    finally:
+        os.close(fd)
+    return pid.isdigit() and alive(int(pid))
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process, or no such number: leave it
+    return True
+
+
+def _await_rebuild(index: Path) -> None:
+    # bounded: a rebuild asks for the lock no longer than LET_GO (swap), and a pid
+    # that dies or is reused must not hold openers back for long
+    deadline = time.monotonic() + STEP_ASIDE_SECONDS
+    while wanted(index) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 class HeldConnection(sqlite3.Connection):
@@ -67,7 +108,9 @@ def _open_lock(index: Path) -> int | None:
 
 def open_shared(index: Path, opener: Callable[[], HeldConnection]) -> HeldConnection:
     """``opener()`` (which opens ``index`` with ``factory=HeldConnection``) run under
-    the shared lock, waiting while a rebuild renames its build into place."""
+    the shared lock, waiting while a rebuild waits for the index or renames its build
+    into place."""
+    _await_rebuild(index)
     fd = _open_lock(index)
     try:
         if fd is not None:
@@ -90,7 +133,7 @@ def alone(index: Path, wait: float = 0.0) -> Iterator[bool]:
         yield False
         return
     try:
-        if not _take(fd, time.monotonic() + wait):
+        if not _take(fd, index, time.monotonic() + wait):
             yield False
             return
         yield True
@@ -98,13 +141,32 @@ def alone(index: Path, wait: float = 0.0) -> Iterator[bool]:
         os.close(fd)
 
 
-def _take(fd: int, deadline: float) -> bool:
-    # polled: a blocking flock cannot be given a timeout, and openers queue behind none
-    while True:
+def _take(fd: int, index: Path, deadline: float) -> bool:
+    if _try(fd):
+        return True
+    if time.monotonic() >= deadline:
+        return False
+    wish = wanted_path(index)
+    with contextlib.suppress(OSError):  # a read-only home: idle users still let go
+        fd_w = os.open(wish, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
+            os.write(fd_w, f"{os.getpid()}\n".encode())
+        finally:
+            os.close(fd_w)
+    try:
+        # polled: a blocking flock cannot be given a timeout
+        while not _try(fd):
             if time.monotonic() >= deadline:
                 return False
-            time.sleep(0.02)
+            time.sleep(0.01)
+        return True
+    finally:
+        wish.unlink(missing_ok=True)
+
+
+def _try(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -335,6 +336,10 @@ def test_an_opener_waits_while_a_live_rebuild_wants_the_index(tmp_path: Path) ->
         wish.write_text(stale)
         assert not users.wanted(live)
         connect(live).close()  # not held back
+    wish.write_text(f"{os.getpid()}\n")
+    long_ago = time.time() - 2 * users.STALE_WISH_SECONDS
+    os.utime(wish, (long_ago, long_ago))
+    assert not users.wanted(live)  # a killed rebuild's, its pid taken by another process
     wish.write_text(f"{os.getpid()}\n")
     assert users.wanted(live)
     opened = threading.Event()

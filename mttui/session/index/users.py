@@ -33,6 +33,7 @@ from ..paths import FILE_MODE
 IDLE_SECONDS = 1.0
 # How long an opener waits at most for a rebuild that says it wants the index.
 STEP_ASIDE_SECONDS = 3.0
+STALE_WISH_SECONDS = 30.0  # a wish written longer ago is a killed rebuild's
 
 
 def lock_path(index: Path) -> Path:
@@ -51,9 +52,12 @@ def wanted(index: Path) -> bool:
         return False  # the usual case: one failed open
     try:
         pid = os.read(fd, 32).strip()
+        written = os.fstat(fd).st_mtime
     finally:
         os.close(fd)
-    return pid.isdigit() and alive(int(pid))
+    # a rebuild waits seconds at most: an older wish is a killed one's (its pid reused)
+    fresh = time.time() - written < STALE_WISH_SECONDS
+    return fresh and pid.isdigit() and alive(int(pid))
 
 
 def alive(pid: int) -> bool:

@@ -71,6 +71,32 @@ async def test_escape_while_a_new_chat_is_made_sends_nothing_and_gives_the_text_
         assert sid is not None
         assert session_records(service, sid, "run_start") == []
         assert fake_openai.requests == []  # no model call
+        await pilot.press("ctrl+o")  # the chat left: a session nothing was said in goes
+        await wait_for(pilot, lambda: sid not in {s.id for s in service.list_sessions(
+            fresh=True).sessions})  # fmt: skip
+
+
+async def test_a_new_chat_stopped_before_sending_and_then_sent_keeps_its_session(
+    service: SessionService, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = _gate(monkeypatch, ChatSession, "create")
+    app = _app(service, fake_openai, open_browser=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        assert isinstance(chat, ChatScreen)
+        await type_and(pilot, "first try", "enter")
+        await pilot.press("escape")
+        gate.set()
+        await wait_for(pilot, lambda: chat.state == "idle" and chat.chat.handle is not None)
+        await settle(pilot)
+        await pilot.press("enter")  # the text given back, sent this time
+        await wait_for(pilot, lambda: len(fake_openai.requests) == 1)
+        await wait_for(pilot, lambda: chat.state == "idle")
+        sid = chat.chat.session_id
+    assert sid is not None
+    [info] = [s for s in service.list_sessions(fresh=True).sessions if s.id == sid]
+    assert info.message_count == 2
 
 
 async def test_escape_before_the_run_of_an_opened_session_begins_stops_it(

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mttui.graph.events import ApprovalRequested, RunEvent, ToolOutput
+from mttui.session.errors import MttuiError
 from mttui.session.lock import SessionLocked, holder_pid
 from mttui.session.models import SessionInfo
 from mttui.session.service import SessionService
+from mttui.session.warn import warn
 from mttui.session.writer import SessionWriter
 
 from .drive import Approver, Emit, Outcome, send
@@ -42,6 +44,7 @@ class ChatSession:
         self.on_output: Callable[[ToolOutput], None] | None = None  # live tool output
         self._created = threading.Event()  # create() ended (made the session or failed)
         self._stop_early = threading.Event()  # a stop of the send under way, not yet applied
+        self._made_here = False  # create() made the session: left empty, it is dropped
 
     @property
     def session_id(self) -> str | None:
@@ -103,6 +106,7 @@ class ChatSession:
         try:
             self.handle = SessionHandle.create(self.service, self.settings, first_text,
                                                self.factory)
+            self._made_here = True
             self._watch_output(self.handle)
             self.info = self.service.get(self.handle.session_id)
             return self.handle
@@ -206,3 +210,14 @@ class ChatSession:
             while handle.busy and time.monotonic() < deadline:
                 time.sleep(0.02)
         handle.close()
+        if self._made_here:
+            self._drop_if_empty(handle.session_id)
+
+    def _drop_if_empty(self, session_id: str) -> None:
+        """A session this chat made and left without a message (its first send was
+        stopped before it was sent) is deleted: nothing was said, nothing is kept."""
+        try:
+            if self.service.get(session_id).message_count == 0:
+                self.service.delete(session_id)
+        except (MttuiError, SessionLocked, OSError) as exc:  # opened elsewhere meanwhile: kept
+            warn(__name__, "empty session %s kept: %s", session_id, exc)

@@ -1,9 +1,10 @@
-"""A service lets go of the index while idle, so that a rebuild in another process
-can rename its build in; it reopens on its next use, without taking the same file
-for a new one (which would cost a catch-up of every log)."""
+"""A service lets go of the index while a rebuild waits for it (or while idle), so
+that the rebuild can rename its build in; it reopens on its next use, without taking
+the same file for a new one (which would cost a catch-up of every log)."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -82,11 +83,35 @@ def test_a_file_replaced_while_it_was_let_go_is_new(home: Path, project: Path) -
     index.close()
 
 
-def test_a_service_answers_after_letting_go(home: Path, project: Path) -> None:
+def test_a_service_lets_go_for_a_rebuild_and_answers_after_it(home: Path, project: Path) -> None:
     service = SessionService(home, project)
     sid = logs.new_session(service, [logs.message("m1", "user", "zebra crossing")]).session_id
     assert [s.id for s in service.list_sessions().sessions] == [sid]
-    assert _until(lambda: _nobody_has_it(service.layout.index_path))
+    wish = users.wanted_path(service.layout.index_path)
+    wish.write_text(f"{os.getpid()}\n")  # a rebuild waits (long before it would idle)
+    try:
+        assert _until(lambda: _nobody_has_it(service.layout.index_path))
+    finally:
+        wish.unlink()
     assert [h.session_id for h in service.search("zebra", scope="all")] == [sid]
     assert not _nobody_has_it(service.layout.index_path)  # open again
     service.close()
+
+
+def test_a_rebuild_waiting_for_the_index_has_it_let_go_between_uses_only(home: Path) -> None:
+    layout, lock = Layout(home), threading.RLock()
+    index = IndexFile(layout, lock, idle_seconds=60.0)  # not for being idle, then
+    wish = users.wanted_path(layout.index_path)
+    try:
+        with lock:  # one use, which holds the connection across nested calls
+            conn, _ = index.get()
+            wish.write_text(f"{os.getpid()}\n")  # a rebuild in this process waits
+            time.sleep(0.3)
+            assert index.get() == (conn, False)
+            assert conn.execute("SELECT count(*) FROM sessions").fetchone() == (0,)
+        assert _until(lambda: _nobody_has_it(layout.index_path))  # let go after the use
+    finally:
+        wish.unlink(missing_ok=True)
+    again, new = index.get()  # reopened once the rebuild is done: the same file
+    assert again is not conn and not new
+    index.close()

@@ -1,5 +1,5 @@
 """The index connection of a service: opened lazily, reopened when the file changes,
-let go of while idle."""
+let go of while a rebuild waits for it or while idle."""
 
 from __future__ import annotations
 
@@ -15,16 +15,21 @@ from . import users
 from .schema import connect
 from .users import IDLE_SECONDS
 
+# How often an open connection looks for a rebuild that waits for the index.
+WANTED_POLL_SECONDS = 0.05
+
 
 class IndexFile:
     """One connection to ``layout.index_path``; :meth:`get` reopens it when the file
     is new, replaced (a rebuild installed by ``os.replace``) or unreadable.
 
-    ``get`` and every use of its connection happen under ``lock`` (the owner's): a
-    watcher thread closes the connection once it has not been asked for in
-    ``idle_seconds`` (``None``: never), taking the same lock, so never under a use;
-    ``get`` closes it when a rebuild waits for the index (``users.wanted``) and
-    reopens it once the rebuild is done. Reopened, the same file counts as not new.
+    ``get`` and every use of its connection happen under ``lock`` (the owner's): while
+    it is open, a watcher thread closes it as soon as a rebuild waits for the index
+    (``users.wanted``), or once it has not been asked for in ``idle_seconds``
+    (``None``: not for that), taking the same lock: so never under a use, and never between
+    two ``get`` of one use (a caller may hold the connection across nested calls).
+    It is reopened on the next ``get`` (after the rebuild, ``users.open_shared``);
+    the same file reopened counts as not new.
     """
 
     def __init__(self, layout: Layout, lock: threading.RLock | None = None,
@@ -48,12 +53,7 @@ class IndexFile:
             except FileNotFoundError:
                 ino = None
             if self._conn is not None and ino == self._ino:
-                if not users.wanted(path):
-                    return self._conn, False
-                # a rebuild waits for every user to let go: step aside until it is done
-                self.close()
-                self._let_go = True
-                return self.get()
+                return self._conn, False
             same = self._conn is None and self._let_go and ino is not None and ino == self._ino
             self.close()
             conn = self._open(path)
@@ -91,23 +91,27 @@ class IndexFile:
                 self._conn = None
 
     def _watch(self) -> None:
-        if self._idle is None or self._watcher is not None:
+        if self._watcher is not None:
             return
-        self._watcher = threading.Thread(target=self._close_when_idle, daemon=True,
-                                         name="mttui-index-idle")  # fmt: skip
+        self._watcher = threading.Thread(target=self._let_go_when_due, daemon=True,
+                                         name="mttui-index-watch")  # fmt: skip
         self._watcher.start()
 
-    def _close_when_idle(self) -> None:
-        assert self._idle is not None
+    def _due(self, wanted: bool) -> bool:
+        idle = self._idle is not None and time.monotonic() - self._used >= self._idle
+        return wanted or idle
+
+    def _let_go_when_due(self) -> None:
+        path = self.layout.index_path
         while True:
-            left = self._used + self._idle - time.monotonic()
-            if left > 0:
-                time.sleep(left)
+            wanted = users.wanted(path)
+            if not self._due(wanted):
+                time.sleep(WANTED_POLL_SECONDS)
                 continue
-            if not self._lock.acquire(timeout=self._idle):
+            if not self._lock.acquire(timeout=1.0):
                 continue  # in use all along: look again
             try:
-                if self._conn is not None and time.monotonic() - self._used < self._idle:
+                if self._conn is not None and not self._due(wanted):
                     continue  # used while this thread waited for the lock
                 if self._conn is not None:
                     self.close()

@@ -14,9 +14,10 @@ from . import users
 # How long a copy waits for another process's write to the live index to end.
 BUSY_SECONDS = 30.0
 # How long a rebuild waits at most for the processes that have the index open to let
-# go of it (idle ones do after ``users.IDLE_SECONDS``) before it copies its build in;
-# never longer than the copy would take (measured 1.0-1.5 s for 256 MB here).
-LET_GO_SECONDS = users.IDLE_SECONDS + 0.3
+# go of it (they look 20 times a second whether it waits, and let go between two uses)
+# before it copies its build in; never longer than the copy would take (measured
+# 1.0-1.5 s for 256 MB here).
+LET_GO_SECONDS = 1.0
 COPY_BYTES_PER_SECOND = 200e6
 
 

@@ -5,16 +5,16 @@ A rebuild may rename its build over the live index only when nobody has it open:
 a process that has it open keeps writing the old file and its WAL, and one that
 opens it meanwhile could tie the old WAL to the new file (SQLite finds a WAL by its
 name). So every connection to the live index is opened under the shared lock, and
-a rebuild asks for it exclusively, without waiting (:func:`alone`): if it gets it,
-nobody has the index open and nobody can open it until the rename is done; if not,
-the build is copied into the live file through SQLite (``swap``).
+a rebuild asks for it exclusively (:func:`alone`): if it gets it, nobody has the
+index open and nobody can open it until the rename is done; if not, the build is
+copied into the live file through SQLite (``swap``).
 
-A service lets go of its connection once it has not used it for ``IDLE_SECONDS``
-(``handle``), and a rebuild waits that long for the lock before it copies: so a
-process that sits idle (a TUI nobody types into) does not cost a rebuild the copy.
-While it waits, the rebuild says so in ``index.sqlite.wanted`` (its pid): a process
-that uses the index meanwhile lets go of it and opens it again only once the rebuild
-is done waiting (:func:`open_shared`), so one in use does not cost the copy either.
+So that holders do not cost a rebuild the copy, a rebuild that does not get the lock
+at once says that it waits for it in ``index.sqlite.wanted`` (its pid) while it asks
+again for a moment: a service that has the index open looks for that file while it
+does (``handle``, 20 times a second) and closes its connection between two uses, and
+every opener waits until the file is gone (:func:`open_shared`). A service also
+closes a connection it has not used for ``IDLE_SECONDS``.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from pathlib import Path
 
 from ..paths import FILE_MODE
 
-# How long a service keeps the index open after its last use (see above).
-IDLE_SECONDS = 1.0
+# How long a service keeps the index open after its last use: reopened, SQLite's page
+# cache is cold (a search of a common term takes twice as long).
+IDLE_SECONDS = 30.0
 # How long an opener waits at most for a rebuild that says it wants the index.
 STEP_ASIDE_SECONDS = 3.0
 STALE_WISH_SECONDS = 30.0  # a wish written longer ago is a killed rebuild's

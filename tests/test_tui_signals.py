@@ -5,8 +5,10 @@ is closed, the terminal is restored. A real terminal: the app runs in tmux."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -49,7 +51,10 @@ def test_a_signal_on_the_tui_does_what_quit_does(
     script = f"{start}; stty -a > '{after}'; sleep 60"
     tmux("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", script)
     shell = int(tmux("display-message", "-p", "-t", "main", "#{pane_pid}").strip())
-    pid = int(until(lambda: subprocess.run(["pgrep", "-P", str(shell), "-f", "mttui.cli"],
+    # the interpreter itself: a child the shell forks (for stty) carries the whole
+    # script, "mttui.cli" included, in its command line until it execs
+    app = f"^{re.escape(sys.executable)} -m mttui[.]cli"
+    pid = int(until(lambda: subprocess.run(["pgrep", "-P", str(shell), "-f", app],
                                             capture_output=True, text=True).stdout.split(),
                      20, "the app process")[0])  # fmt: skip
     # a project without sessions opens a new chat at once

@@ -20,6 +20,11 @@ def median_time(fn: Callable[[], object], repeats: int, warmup: int = 1) -> floa
     return statistics.median(times)
 
 
+def fmt_signed(seconds: float) -> str:
+    """A time difference with its sign: ``+12.0 ms``, ``−41.1 ms``."""
+    return ("+" if seconds >= 0 else "−") + fmt_time(abs(seconds))
+
+
 def fmt_time(seconds: float) -> str:
     if seconds >= 1:
         return f"{seconds:.2f} s"

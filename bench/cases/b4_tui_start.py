@@ -21,7 +21,7 @@ import sys
 from ..context import Context, DataSet
 from ..fresh import bare_interpreter, fresh_cli, until_lines
 from ..terminal import BARE_TEXTUAL, until_shown
-from ..timing import Row, fmt_time
+from ..timing import Row, fmt_signed, fmt_time
 
 CASE = "B4"
 
@@ -137,7 +137,7 @@ def _ten_thousand(ctx: Context) -> list[Row]:
     return [Row(f"{what}, quiet", fmt_time(base), fmt_time(mine), f"{base / mine:.1f}× faster",
                 "≤ 300 ms", mine <= 0.3),
             Row("B4 (info) a bare Textual app showing a 30-row table, the same terminal, quiet",
-                "—", fmt_time(bare), f"mttui +{fmt_time(mine - bare)}", "—", None),
+                "—", fmt_time(bare), f"mttui {fmt_signed(mine - bare)}", "—", None),
             Row(f"{what}, beside a CPU-bound process", fmt_time(busy_base),
                 fmt_time(busy_mine), f"{busy_base / busy_mine:.1f}× faster", "≤ 600 ms",
                 busy_mine <= 0.6)]  # fmt: skip

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..context import Context
-from ..timing import Row, fmt_time
+from ..timing import Row, fmt_signed, fmt_time
 
 CASE = "B7"
 CALLS = 1000
@@ -46,10 +46,6 @@ def _raw_fsync(path: Path, n: int = 200) -> float:
         return (time.perf_counter() - start) / n
     finally:
         os.close(fd)
-
-
-def _signed(seconds: float) -> str:
-    return ("+" if seconds >= 0 else "−") + fmt_time(abs(seconds))
 
 
 def run(ctx: Context) -> list[Row]:
@@ -132,7 +128,7 @@ def run(ctx: Context) -> list[Row]:
     return [
         Row(f"B7 journal overhead per tool call ({CALLS:,} calls, 2 fsyncs each, as a run "
             "writes them)", fmt_time(base / CALLS), fmt_time(ours / CALLS),
-            f"+{fmt_time(per_call)} per call = the floor {_signed(per_call - floor_call)} "
+            f"+{fmt_time(per_call)} per call = the floor {fmt_signed(per_call - floor_call)} "
             f"({(per_call - floor_call) / fsync:+.1f} fsyncs); "
             f"{per_call / fsync:.1f} back-to-back fsyncs' worth",
             "≤ the floor's 2 fsyncs + 1, and ≤ 2 ms", ok),

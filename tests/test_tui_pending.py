@@ -184,3 +184,25 @@ def test_lane_while_busy(snap_compare: Any, service: SessionService,
 
     app = make_app(service, open_session=sid)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_rows_that_arrive_while_the_lane_is_torn_down_are_dropped_quietly() -> None:
+    """A lane worker's rows can arrive while the chat screen closes (its children are
+    removed first): they have nothing to be drawn into, and must not crash the app."""
+    from textual.app import App, ComposeResult
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield PendingLane(id="pending-lane")
+
+    row = {"id": "q1", "mode": "queue", "position": 1, "state": "queued", "text": "later"}
+    app = One()
+    async with app.run_test() as pilot:
+        lane = app.query_one(PendingLane)
+        lane.show([row], held=False)
+        await pilot.pause()
+        assert lane.has_class("-visible")
+        await lane.remove_children()  # as when its screen is closing
+        lane.show([row, {**row, "id": "q2", "position": 2}], held=True)
+        await pilot.pause()
+        assert app.return_code is None and app.is_running  # not crashed

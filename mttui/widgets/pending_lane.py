@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
@@ -104,7 +105,13 @@ class PendingLane(Vertical, can_focus=True):
         self._redraw()
 
     def _redraw(self) -> None:
-        if not self.is_mounted:
+        try:
+            head = self.query_one("#lane-title", Static)
+            resume = self.query_one("#lane-resume", Button)
+            lines = self.query_one("#lane-body", Static)
+        except NoMatches:
+            # not composed yet, or its screen closing (children go first): rows a worker
+            # read meanwhile have nothing to be drawn into; on_mount draws them
             return
         self.set_class(bool(self.rows), "-visible")
         queued = sum(r["mode"] == "queue" for r in self.rows)
@@ -113,8 +120,8 @@ class PendingLane(Vertical, can_focus=True):
             title.append("  held: nothing runs until you resume the queue", style="yellow")
         else:
             title.append("  (shift+tab: edit, move, delete)", style="dim")
-        self.query_one("#lane-title", Static).update(title)
-        self.query_one("#lane-resume", Button).display = self.held
+        head.update(title)
+        resume.display = self.held
         body = Text()
         for n, row in enumerate(self.rows):
             if n:
@@ -131,7 +138,7 @@ class PendingLane(Vertical, can_focus=True):
             if n == self.cursor and self.has_focus:
                 line.stylize("reverse")
             body.append_text(line)
-        self.query_one("#lane-body", Static).update(body)
+        lines.update(body)
 
     def watch_has_focus(self, has_focus: bool) -> None:  # the cursor row: only when focused
         super().watch_has_focus(has_focus)

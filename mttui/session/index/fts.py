@@ -5,8 +5,10 @@ about a third of the size). A query token of 3+ characters is therefore matched
 as an AND of its own trigrams (``search`` asks each shard for the rarest ones),
 each one double-quoted (quotes doubled) so no
 user text is ever parsed as FTS syntax; candidates are then confirmed with
-``instr`` on the stored text. Tokens shorter than 3 characters (e.g. two CJK
-characters) cannot use trigrams at all and are matched with ``instr`` only.
+``instr`` on the stored text. Only the trigrams inside one of a token's
+``pieces`` are asked for: the shards index a text's pieces, never a trigram
+across a cut (``shards.fts_text``). Tokens with no such trigram (shorter than 3
+characters, e.g. two CJK characters, or ``a+b``) are matched with ``instr`` only.
 Matching is case-insensitive for ASCII letters.
 """
 
@@ -28,6 +30,13 @@ SNIPPET_WIDTH = 140
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _SPACE = re.compile(r"\s+")
 
+# Where text is cut into pieces for the FTS shards: ASCII whitespace and ASCII
+# punctuation but "_" and "." (identifiers, dotted names and version numbers stay
+# whole). Code repeats its pieces far more than its words ("x = f(a, b)" and
+# "y = f(b)"): the shards are given a third fewer trigrams.
+_PUNCTUATION = string.punctuation.replace("_", "").replace(".", "").encode()
+_CUT = bytes.maketrans(_PUNCTUATION, b" " * len(_PUNCTUATION))
+
 
 def ascii_lower(text: str) -> str:
     """Lower-case ASCII letters only, exactly like SQLite's ``lower()`` (length-preserving)."""
@@ -36,7 +45,7 @@ def ascii_lower(text: str) -> str:
 
 class ParsedQuery(Plain):
     tokens: list[str]  # every distinct token, ASCII-lower-cased
-    long: list[str]  # tokens matched through FTS (>= 3 characters), at most MAX_SQL_TOKENS
+    long: list[str]  # tokens of >= 3 characters (FTS asked for their trigrams), <= MAX_SQL_TOKENS
     short: list[str]  # tokens matched with instr only, at most MAX_SQL_TOKENS
     unchecked: list[str]  # tokens over the SQL bounds, confirmed in Python
 
@@ -45,7 +54,8 @@ def parse_query(query: str) -> ParsedQuery:
     """Split on whitespace, drop what SQLite cannot bind (NUL, lone surrogates)."""
     clean = query.replace("\x00", " ").encode("utf-8", "ignore").decode("utf-8")
     tokens: list[str] = []
-    # Split as the shards split a text into words (shards.fts_text): no token spans two.
+    # Split at whitespace: the shards cut a text at (ASCII) whitespace too, so each of a
+    # token's pieces lies inside one of the pieces they index (shards.fts_text).
     for tok in ascii_lower(clean).split():
         if tok and tok not in tokens:
             tokens.append(tok)
@@ -62,13 +72,24 @@ def quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def pieces(text: str) -> list[bytes]:
+    """``text`` cut at ASCII whitespace and punctuation but ``_.``, UTF-8 encoded.
+
+    Only ASCII bytes are cut, so a piece is always whole characters; a token of a
+    query (``parse_query``: no whitespace of any kind) therefore has pieces that
+    each lie inside one piece of any text that contains it."""
+    return text.encode("utf-8", "surrogatepass").translate(_CUT).split()
+
+
 def trigrams(token: str) -> list[str]:
-    """Distinct trigrams of ``token``, evenly thinned to a bounded number.
+    """Distinct trigrams inside the ``pieces`` of ``token``, evenly thinned to a
+    bounded number; none when no piece has 3 characters.
 
     Any subset is correct (``instr`` confirms every candidate); more is just
     more selective.
     """
-    grams = list(dict.fromkeys(token[i : i + 3] for i in range(len(token) - 2)))
+    words = [piece.decode("utf-8", "surrogatepass") for piece in pieces(token)]
+    grams = list(dict.fromkeys(w[i : i + 3] for w in words for i in range(len(w) - 2)))
     if len(grams) <= MAX_TRIGRAMS_PER_TOKEN:
         return grams
     step = (len(grams) - 1) / (MAX_TRIGRAMS_PER_TOKEN - 1)

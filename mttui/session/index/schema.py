@@ -248,6 +248,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     ledger_rows.migrate,  # v9: interrupted and settled tool calls (the ⚠ badge)
     shards.migrate,  # v10: the FTS index in two shards (a rebuild uses two cores)
     shards.migrate,  # v11: a shard is given each message's distinct words (shards.fts_text)
+    shards.migrate,  # v12: ... its distinct pieces, cut at punctuation too
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

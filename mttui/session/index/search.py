@@ -63,12 +63,12 @@ def _candidates(
     where, args = _scope_sql(scope, key)
     conds = [where] + [_instr(t) for t in q.long + q.short]
     args = [*args, *q.long, *q.short]
-    if q.long:
+    grams = list(dict.fromkeys(g for tok in q.long for g in trigrams(tok)))
+    if grams:
         try:
             # The newer shard's rows all come after the older one's: its newest
             # matches first, the older shard only asked for what is still missing.
             found: list[Candidate] = []
-            grams = list(dict.fromkeys(g for tok in q.long for g in trigrams(tok)))
             for name in shards.SHARDS:
                 match = _shard_match(conn, name, grams)
                 if match is None:
@@ -85,7 +85,7 @@ def _candidates(
         except sqlite3.OperationalError:
             pass  # never expected with quoted trigrams; the instr scan below is always valid
     pairs = [t for t in q.short if cjk.is_pair(t)]
-    if not q.long and pairs:
+    if pairs:  # no token with a trigram (``a+b 缓存``): a pair, if there is one
         # A 2-character CJK word: its pair's rows in cjk_grams, newest first (the
         # primary key (gram, rid) walked backwards), confirmed by instr like the rest.
         return conn.execute(

@@ -85,6 +85,18 @@ def test_more_occurrences_rank_higher_and_limit_applies(svc: SessionService) -> 
     assert hits[0].score > svc.search("word")[1].score
 
 
+def test_a_query_with_nothing_to_fold_ranks_and_marks_like_any(svc: SessionService) -> None:
+    # CJK and digits are counted in the text as it is (no ASCII letter to fold)
+    _session(svc, ["Code 缓存 once, Padding Text Here", "缓存缓存缓存 ABC", "无关"])
+    hits = svc.search("缓存")
+    assert [h.seq for h in hits] == [2, 1]
+    assert hits[0].score > hits[1].score > 0
+    assert f"{SNIPPET_START}缓存{SNIPPET_END}" in hits[1].snippet
+    assert hits[1].snippet.startswith("Code ")  # the text as stored, not lower-cased
+    _session(svc, ["build 2024 2024", "build 2024 then a much longer text than the other"])
+    assert [h.seq for h in svc.search("2024")] == [1, 2]
+
+
 def test_common_term_ranks_only_newest_candidates(
     svc: SessionService, monkeypatch: pytest.MonkeyPatch
 ) -> None:

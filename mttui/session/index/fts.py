@@ -101,30 +101,40 @@ def matches_all(text: str, tokens: list[str]) -> bool:
     return all(t in low for t in tokens)
 
 
-def needles(tokens: list[str]) -> tuple[list[bytes], bool]:
-    """The tokens as ``score`` looks for them (encoded once per search, not per text),
-    and whether a text must be case-folded for them (only if one has an ASCII letter)."""
+class Needles(Plain):
+    """The tokens as ``score`` looks for them, prepared once per search, not per text."""
+
+    fold: bool  # a text must be case-folded (a token has an ASCII letter)
+    encoded: list[bytes]  # the tokens in UTF-8, looked for in a folded text's bytes
+    plain: list[str]  # the tokens, looked for in a text as it is (when not folding)
+
+
+def needles(tokens: list[str]) -> Needles:
     fold = any(c in string.ascii_lowercase for tok in tokens for c in tok)
-    return [tok.encode("utf-8", "surrogatepass") for tok in tokens], fold
+    encoded = [tok.encode("utf-8", "surrogatepass") for tok in tokens] if fold else []
+    return Needles(fold, encoded, tokens)
 
 
-def score(text: str, tokens: list[bytes], avg_len: float, *, fold: bool = True) -> float:
-    """BM25-like: saturating term frequency, normalised by length; higher is better.
-    ``tokens`` and ``fold`` as ``needles`` gives them."""
-    low = text.encode("utf-8", "surrogatepass")
-    if fold:  # bytes.lower() folds ASCII only, like SQLite, and is faster than translate()
-        low = low.lower()
+def score(text: str, needles: Needles, avg_len: float) -> float:
+    """BM25-like: saturating term frequency, normalised by length; higher is better."""
     norm = 1.2 * (0.25 + 0.75 * len(text) / max(avg_len, 1.0))
     total = 0.0
-    for tok in tokens:
-        tf = low.count(tok)
-        total += tf / (tf + norm) if tf else 0.0
+    if needles.fold:  # bytes.lower() folds ASCII only, like SQLite, and beats translate()
+        low = text.encode("utf-8", "surrogatepass").lower()
+        for tok in needles.encoded:
+            tf = low.count(tok)
+            total += tf / (tf + norm) if tf else 0.0
+    else:  # nothing to fold (CJK, digits): counted in the text itself, nothing encoded
+        for word in needles.plain:
+            tf = text.count(word)
+            total += tf / (tf + norm) if tf else 0.0
     return total
 
 
-def snippet(text: str, tokens: list[str]) -> str:
-    """A one-line excerpt around the first match, every match marked ⟦…⟧."""
-    low = ascii_lower(text)
+def snippet(text: str, tokens: list[str], *, fold: bool = True) -> str:
+    """A one-line excerpt around the first match, every match marked ⟦…⟧; ``fold``
+    False when no token has an ASCII letter (the text then needs no lower-casing)."""
+    low = ascii_lower(text) if fold else text
     hits = [p for p in (low.find(t) for t in tokens) if p >= 0]
     first = min(hits) if hits else 0
     start = max(0, first - SNIPPET_BEFORE)

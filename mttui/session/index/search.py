@@ -162,10 +162,10 @@ def search(
         rows = [r for r in rows if matches_all(r[5], q.unchecked)]
     titles = _title_sessions(conn, q, scope, key)
     avg = sum(len(r[5]) for r in rows) / len(rows) if rows else 1.0
-    tokens, fold = needles(q.tokens)
+    prepared = needles(q.tokens)
     # (score, rowid, sess, msg_seq, message id, role, created_at, text to snippet)
     scored: list[tuple[float, int, int, int, str, str, str, str]] = [
-        (score(r[5], tokens, avg, fold=fold) + (TITLE_BOOST if r[1] in titles else 0.0),
+        (score(r[5], prepared, avg) + (TITLE_BOOST if r[1] in titles else 0.0),
          r[0], r[1], r[2], r[3], r[4], r[6], r[5])
         for r in rows
     ]  # fmt: skip
@@ -202,7 +202,7 @@ def search(
             mid,
             seq,
             role,
-            snippet(text, q.tokens),
+            snippet(text, q.tokens, fold=prepared.fold),
             round(s, 4),
             created,
         )  # fmt: skip

@@ -115,3 +115,26 @@ def test_a_rebuild_waiting_for_the_index_has_it_let_go_between_uses_only(home: P
     again, new = index.get()  # reopened once the rebuild is done: the same file
     assert again is not conn and not new
     index.close()
+
+
+def _watchers() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "mttui-index-watch"]
+
+
+def test_a_closed_or_dropped_owner_stops_its_watcher(home: Path) -> None:
+    # A test run made hundreds of services: each watcher polled 20 times a second
+    # for 30 s after its last use, closed or not.
+    layout = Layout(home)
+    before = set(_watchers())
+    closed = IndexFile(layout)
+    closed.get()
+    mine = set(_watchers()) - before
+    assert len(mine) == 1
+    closed.close()
+    assert _until(lambda: not (mine & set(_watchers())), 2.0)
+    closed.get()  # reopened: watched again
+    again = set(_watchers()) - before
+    assert len(again) == 1
+    del closed  # dropped without close: its connection and its watcher go with it
+    assert _until(lambda: not (again & set(_watchers())), 2.0)
+    assert _until(lambda: _nobody_has_it(layout.index_path), 2.0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import weakref
 from pathlib import Path
 
 from ..errors import MttuiError
@@ -42,6 +43,10 @@ class IndexFile:
         self._let_go = False  # closed for being idle: the same file is not new
         self._used = 0.0
         self._watcher: threading.Thread | None = None
+        # The open connection, also for a finalizer: an owner dropped without ``close``
+        # lets go of the index at once (sqlite3 connections sit in reference cycles).
+        self._open_now: list[sqlite3.Connection] = []
+        weakref.finalize(self, _close_all, self._open_now)
 
     def get(self) -> tuple[sqlite3.Connection, bool]:
         """The connection, and whether it was opened on a file it had not seen."""
@@ -58,6 +63,7 @@ class IndexFile:
             self.close()
             conn = self._open(path)
             self._conn, self._ino = conn, path.stat().st_ino
+            self._open_now.append(conn)
             self._watch()
             return conn, not (same and self._ino == ino)
 
@@ -89,34 +95,52 @@ class IndexFile:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            self._open_now.clear()
 
     def _watch(self) -> None:
         if self._watcher is not None:
             return
-        self._watcher = threading.Thread(target=self._let_go_when_due, daemon=True,
-                                         name="mttui-index-watch")  # fmt: skip
+        # The thread holds the owner weakly: a service dropped without ``close`` is not
+        # kept alive (nor polled for) by its watcher; its connection closes with it.
+        self._watcher = threading.Thread(
+            target=_watch_until_let_go, args=(weakref.ref(self), self.layout.index_path),
+            daemon=True, name="mttui-index-watch")  # fmt: skip
         self._watcher.start()
 
     def _due(self, wanted: bool) -> bool:
         idle = self._idle is not None and time.monotonic() - self._used >= self._idle
         return wanted or idle
 
-    def _let_go_when_due(self) -> None:
-        path = self.layout.index_path
-        while True:
-            wanted = users.wanted(path)
-            if not self._due(wanted):
-                time.sleep(WANTED_POLL_SECONDS)
-                continue
-            if not self._lock.acquire(timeout=1.0):
-                continue  # in use all along: look again
-            try:
-                if self._conn is not None and not self._due(wanted):
-                    continue  # used while this thread waited for the lock
-                if self._conn is not None:
-                    self.close()
-                    self._let_go = True
-                self._watcher = None  # under the lock: ``get`` starts the next one
-                return
-            finally:
-                self._lock.release()
+    def _let_go_if_due(self, wanted: bool) -> bool:
+        """Close the connection if it is due (``wanted``: a rebuild waits for it); whether
+        to go on watching. A connection closed by its owner ends the watch too."""
+        if self._conn is not None and not self._due(wanted):
+            return True
+        if not self._lock.acquire(timeout=1.0):
+            return True  # in use all along: look again
+        try:
+            if self._conn is not None and not self._due(wanted):
+                return True  # used while this thread waited for the lock
+            if self._conn is not None:
+                self.close()
+                self._let_go = True
+            self._watcher = None  # under the lock: ``get`` starts the next one
+            return False
+        finally:
+            self._lock.release()
+
+
+def _close_all(conns: list[sqlite3.Connection]) -> None:
+    for conn in conns:
+        conn.close()
+    conns.clear()
+
+
+def _watch_until_let_go(owner: weakref.ref[IndexFile], path: Path) -> None:
+    while True:
+        wanted = users.wanted(path)
+        index = owner()
+        if index is None or not index._let_go_if_due(wanted):
+            return
+        del index  # not held while asleep
+        time.sleep(WANTED_POLL_SECONDS)

@@ -111,7 +111,7 @@ class IndexFile:
         idle = self._idle is not None and time.monotonic() - self._used >= self._idle
         return wanted or idle
 
-    def _let_go_if_due(self, wanted: bool) -> bool:
+    def let_go_if_due(self, wanted: bool) -> bool:
         """Close the connection if it is due (``wanted``: a rebuild waits for it); whether
         to go on watching. A connection closed by its owner ends the watch too."""
         if self._conn is not None and not self._due(wanted):
@@ -140,7 +140,7 @@ def _watch_until_let_go(owner: weakref.ref[IndexFile], path: Path) -> None:
     while True:
         wanted = users.wanted(path)
         index = owner()
-        if index is None or not index._let_go_if_due(wanted):
+        if index is None or not index.let_go_if_due(wanted):
             return
         del index  # not held while asleep
         time.sleep(WANTED_POLL_SECONDS)

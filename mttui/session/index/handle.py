@@ -46,7 +46,8 @@ class IndexFile:
         # The open connection, also for a finalizer: an owner dropped without ``close``
         # lets go of the index at once (sqlite3 connections sit in reference cycles).
         self._open_now: list[sqlite3.Connection] = []
-        weakref.finalize(self, _close_all, self._open_now)
+        # Not at exit: a worker thread may still be using it, and the OS lets go anyway.
+        weakref.finalize(self, _close_all, self._open_now).atexit = False
 
     def get(self) -> tuple[sqlite3.Connection, bool]:
         """The connection, and whether it was opened on a file it had not seen."""

@@ -77,6 +77,17 @@ def test_repeated_words_are_given_once_and_still_found(home: Path, project: Path
     assert svc.search("value compute") and not svc.search("value199")
 
 
+def _migrated_and_whole(index: Path) -> None:
+    """``index`` is at the current schema, each shard holds exactly the pieces of its
+    rows, and no FTS row is still owed."""
+    conn = sqlite3.connect(index)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+    shards.register(conn)
+    shards.integrity_check(conn)
+    assert conn.execute("SELECT count(*) FROM fts_owed").fetchone()[0] == 0
+    conn.close()
+
+
 def test_an_index_of_schema_10_is_given_words_from_its_first_search(
     home: Path, project: Path
 ) -> None:
@@ -103,12 +114,7 @@ def test_an_index_of_schema_10_is_given_words_from_its_first_search(
     again = SessionService(home, project)
     assert [h.message_id for h in again.search("gamma")] == ["m0"]
     assert [h.message_id for h in again.search("失效 epsilon")] == ["m1"]
-    conn = sqlite3.connect(svc.layout.index_path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
-    shards.register(conn)
-    shards.integrity_check(conn)  # each shard holds exactly the words of its rows
-    assert conn.execute("SELECT count(*) FROM fts_owed").fetchone()[0] == 0
-    conn.close()
+    _migrated_and_whole(svc.layout.index_path)
 
 
 def test_an_index_of_schema_11_is_given_pieces_from_its_first_search(
@@ -129,9 +135,4 @@ def test_an_index_of_schema_11_is_given_pieces_from_its_first_search(
     again = SessionService(home, project)
     assert [h.message_id for h in again.search("cache load")] == ["m0"]
     assert [h.message_id for h in again.search("(self.path)")] == ["m0"]
-    conn = sqlite3.connect(svc.layout.index_path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
-    shards.register(conn)
-    shards.integrity_check(conn)  # each shard holds exactly the pieces of its rows
-    assert conn.execute("SELECT count(*) FROM fts_owed").fetchone()[0] == 0
-    conn.close()
+    _migrated_and_whole(svc.layout.index_path)

@@ -13,15 +13,14 @@ rows by those views; the split only moves in an empty or freshly built index.
 
 A shard is not given a message's text as stored but its distinct pieces of 3 or
 more bytes, each once (``fts_text``): the text cut at ASCII whitespace and
-punctuation but "_" and "." (``fts.pieces``). A query asks only for the trigrams inside
-the pieces of its tokens, and each of those lies inside one piece of any text that
-contains the token, so every trigram a query can ask for is kept. Source code and
-logs repeat their pieces (``f(a, b)``, ``f(b)``): agent-shaped text gives FTS5
-two thirds of the characters its distinct words have, and a rebuild tokenizes
-~40 % less. The views give
-the same (``register`` the function on every connection that writes or checks a
-shard), so the integrity check still compares a shard with exactly what it should
-hold.
+punctuation but "_" and "." (``fts.pieces``). A query asks only for the trigrams
+inside the pieces of its tokens, and each of those lies inside one piece of any text
+that contains the token, so every trigram a query can ask for is kept. Source code
+and logs repeat their pieces (``f(a, b)``, ``f(b)``): agent-shaped text gives FTS5
+two thirds of the characters its distinct words have, and a rebuild tokenizes ~40 %
+less. The views give the same (``register`` the function on every connection that
+writes or checks a shard), so the integrity check still compares a shard with
+exactly what it should hold.
 """
 
 from __future__ import annotations

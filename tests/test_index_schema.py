@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mttui.session.errors import IndexTooNew, MttuiError
+from mttui.session.index import schema
 from mttui.session.index.schema import SCHEMA_VERSION, connect
 from mttui.session.service import SessionService
 from tests.support.resume import cli
@@ -110,3 +111,26 @@ def test_concurrent_catch_ups_ingest_each_record_once(home: Path, project: Path)
     assert sorted(s.message_count for s in fresh.list_sessions().sessions) == [300] * 6
     count = fresh._db().execute("SELECT count(*) FROM messages").fetchone()[0]
     assert count == 1800
+
+
+def test_a_busy_index_is_an_error_not_discarded(
+        home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only a corrupt file is derived data to throw away: one that another connection
+    # holds locked (here while it would be migrated) is somebody's live index.
+    svc = SessionService(home, project)
+    svc.layout.ensure()
+    path = svc.layout.index_path
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE kept (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr(schema, "BUSY_TIMEOUT_MS", 50)
+    try:
+        with pytest.raises(MttuiError, match="cannot be opened now: database is locked"):
+            svc.list_sessions()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM kept").fetchone() == (0,)  # the same file
+    conn.close()
+    assert svc.list_sessions().sessions == []  # once it is free, it opens and migrates

@@ -20,6 +20,15 @@ from .users import IDLE_SECONDS
 WANTED_POLL_SECONDS = 0.05
 
 
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the file is no database or a damaged one (only then is
+    it discarded; SQLite's primary codes SQLITE_CORRUPT and SQLITE_NOTADB)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:  # no code to go by: what SQLite says of such files
+        return "malformed" in str(exc) or "not a database" in str(exc)
+    return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
 class IndexFile:
     """One connection to ``layout.index_path``; :meth:`get` reopens it when the file
     is new, replaced (a rebuild installed by ``os.replace``) or unreadable.
@@ -75,7 +84,9 @@ class IndexFile:
         except MttuiError:
             raise
         except sqlite3.DatabaseError as exc:
-            # The index is derived data: an unreadable one is discarded and rebuilt.
+            if not _corrupt(exc):  # busy, locked, an I/O error: another may be using it
+                raise MttuiError(f"the session index cannot be opened now: {exc}") from exc
+            # The index is derived data: a corrupt one is discarded and rebuilt.
             warn(__name__, "discarding unreadable index (%s)", exc)
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)

@@ -167,6 +167,7 @@ class MttuiApp(App[None]):
             importlib.import_module(name)
         if self.settings.provider != "offline":
             importlib.import_module("mttui.graph.models.openai").warm_up()
+        gc_pause.keep()  # the modules stay: full collections need not walk them
 
     # -- screens --------------------------------------------------------------
     def _chat(self, session_id: str | None, *, around: int | None = None) -> None:

@@ -129,6 +129,7 @@ async def _measure(home: Path, project: Path, tokens: int, delay: float,
 
 
 CHILD = """
+import gc; gc.disable()  # as `mttui` starts (gc_pause): the app resumes and freezes it
 import asyncio, json, sys
 from pathlib import Path
 from bench.cases.b13_stream_keys import _measure

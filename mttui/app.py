@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
+from importlib import import_module
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -158,16 +159,14 @@ class MttuiApp(App[None]):
                         name="loading the agent runtime")
 
     def _warm_up(self) -> None:
-        """Import the chat, LangGraph & co. in a thread: the first chat and send are quick."""
-        import importlib
-
+        """Import the chat, LangGraph & co. in a thread, for good: the first send is quick."""
         for name in ["mttui.screens.chat", "mttui.graph.runner", "mttui.graph.agent",
                      "mttui.graph.checkpoints", "mttui.graph.message_saver",
                      "mttui.graph.run_loop", "mttui.graph.prompt", "mttui.graph.resume.apply"]:
-            importlib.import_module(name)
+            import_module(name)
         if self.settings.provider != "offline":
-            importlib.import_module("mttui.graph.models.openai").warm_up()
-        gc_pause.keep()  # the modules stay: full collections need not walk them
+            import_module("mttui.graph.models.openai").warm_up()
+        gc_pause.keep()  # never walked by a full collection again
 
     # -- screens --------------------------------------------------------------
     def _chat(self, session_id: str | None, *, around: int | None = None) -> None:

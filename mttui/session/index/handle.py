@@ -20,13 +20,22 @@ from .users import IDLE_SECONDS
 WANTED_POLL_SECONDS = 0.05
 
 
-def _corrupt(exc: sqlite3.DatabaseError) -> bool:
-    """Whether ``exc`` says the file is no database or a damaged one (only then is
-    it discarded; SQLite's primary codes SQLITE_CORRUPT and SQLITE_NOTADB)."""
+# SQLite's primary codes of a file that is in use or out of reach now (busy, locked,
+# I/O, disk full, no permission): such an index may be somebody's live one.
+_NOT_NOW = frozenset({
+    sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM,
+    sqlite3.SQLITE_READONLY, sqlite3.SQLITE_INTERRUPT, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL,
+    sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL, sqlite3.SQLITE_AUTH,
+})
+
+
+def _discardable(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the file itself is bad (no database, damaged, a schema
+    that does not fit its version), so that it is rebuilt rather than an error."""
     code = getattr(exc, "sqlite_errorcode", None)
-    if code is None:  # no code to go by: what SQLite says of such files
-        return "malformed" in str(exc) or "not a database" in str(exc)
-    return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    if code is None:
+        return "locked" not in str(exc) and "busy" not in str(exc)
+    return code & 0xFF not in _NOT_NOW
 
 
 class IndexFile:
@@ -84,9 +93,9 @@ class IndexFile:
         except MttuiError:
             raise
         except sqlite3.DatabaseError as exc:
-            if not _corrupt(exc):  # busy, locked, an I/O error: another may be using it
+            if not _discardable(exc):  # busy, locked, an I/O error: maybe in use
                 raise MttuiError(f"the session index cannot be opened now: {exc}") from exc
-            # The index is derived data: a corrupt one is discarded and rebuilt.
+            # The index is derived data: a broken one is discarded and rebuilt.
             warn(__name__, "discarding unreadable index (%s)", exc)
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)

@@ -3,12 +3,14 @@ let go of while a rebuild waits for it or while idle."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
 import weakref
 from pathlib import Path
 
+from ..disk import DISK_FULL_TEXT
 from ..errors import MttuiError
 from ..paths import Layout
 from ..warn import warn
@@ -36,6 +38,23 @@ def _discardable(exc: sqlite3.DatabaseError) -> bool:
     if code is None:
         return "locked" not in str(exc) and "busy" not in str(exc)
     return code & 0xFF not in _NOT_NOW
+
+
+def _not_now(exc: sqlite3.DatabaseError, path: Path) -> str:
+    """The one-line error for an index that cannot be opened now; a full disk says so
+    (SQLite reports a write that found no room as an I/O error as often as not)."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code == sqlite3.SQLITE_FULL or code == sqlite3.SQLITE_IOERR and _little_room(path):
+        return DISK_FULL_TEXT
+    return f"the session index cannot be opened now: {exc}"
+
+
+def _little_room(path: Path) -> bool:
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 1 << 20
 
 
 class IndexFile:
@@ -94,7 +113,7 @@ class IndexFile:
             raise
         except sqlite3.DatabaseError as exc:
             if not _discardable(exc):  # busy, locked, an I/O error: maybe in use
-                raise MttuiError(f"the session index cannot be opened now: {exc}") from exc
+                raise MttuiError(_not_now(exc, path)) from exc
             # The index is derived data: a broken one is discarded and rebuilt.
             warn(__name__, "discarding unreadable index (%s)", exc)
             for suffix in ("", "-wal", "-shm"):

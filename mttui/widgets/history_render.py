@@ -225,3 +225,15 @@ def warnings_block(item: Item, pal: Palette) -> RenderableType:
     for w in warnings:
         grid.add_row("  •", str(w.get("code", "")), literal(str(w.get("message", ""))))
     return Group(head, grid)
+
+
+def edge_text(which: str, *, fetching: bool, has_more: bool, empty: bool) -> str:
+    """The history's first line (``start``) or, when newer pages are not loaded, its
+    last one (``end``)."""
+    if which == "end":
+        return "↓ newer messages below · end jumps to the newest"
+    if fetching and has_more:
+        return "⟳ loading older messages…"
+    if has_more:
+        return "↑ older messages load as you scroll · home jumps to the start"
+    return "(no messages yet)" if empty else "── start of the session ──"

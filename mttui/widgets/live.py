@@ -1,7 +1,8 @@
 """Run events → history items, on the UI thread.
 
 Streamed text is collected and re-rendered at most every ``FLUSH`` seconds, so a
-fast model does not re-render the Markdown of its answer on every token.
+fast model does not re-render the Markdown of its answer on every token; when a
+draw (its paint included) costs more, the interval grows to three times its cost.
 """
 
 from __future__ import annotations
@@ -128,11 +129,18 @@ class LiveTranscript:
 
     def flush(self) -> None:
         self._timer = None
+        if not self.dirty:
+            return
         started = time.perf_counter()
         for item in list(self.dirty):
             self.view.update_item(item)
         self.dirty.clear()
-        # Drawing a stream may take about a quarter of the time, so keys stay ahead of it.
+        # Drawing a stream may take about a quarter of the time, so keys stay ahead of
+        # it: a draw's cost is counted until the screen has been painted (Textual's
+        # compositor often costs more than the item's render).
+        self.view.call_after_refresh(self._drawn, started)
+
+    def _drawn(self, started: float) -> None:
         cost = time.perf_counter() - started
         self._interval = min(MAX_FLUSH, max(FLUSH, 3 * cost))
 

@@ -12,7 +12,7 @@ from mttui.graph import events as ev
 from mttui.session.models import HistoryPage
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import FLUSH, MAX_FLUSH, LiveTranscript
-from tests.support.tui import SIZE, settle
+from tests.support.tui import SIZE, settle, wait_for
 
 PAINT_LINE = 0.004  # seconds each painted line of the history costs here
 
@@ -46,8 +46,8 @@ async def test_a_slow_paint_makes_the_draws_of_a_stream_rarer() -> None:
         for i in range(40):
             live.apply(ev.TextDelta("a1", f"word{i} "))
         assert live._timer is not None  # a draw is due
-        await pilot.pause(FLUSH * 3)
-        await pilot.pause()
+        # the draw, its paint, then its cost taken (a poll: the limit bounds a hang)
+        await wait_for(pilot, lambda: live._interval != FLUSH, limit=30)
         assert painted, "the stream was not drawn"
         # one paint of the view's lines took len(painted) * PAINT_LINE at least; the
         # next draw waits three times what the draw cost, paint included

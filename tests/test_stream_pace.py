@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import time
 
-from textual.app import App, ComposeResult
 from textual.strip import Strip
 
 from mttui.graph import events as ev
-from mttui.session.models import HistoryPage
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import FLUSH, MAX_FLUSH, LiveTranscript
-from tests.support.tui import SIZE, settle, wait_for
+from tests.support.tui import SIZE, HistoryHost, settle, wait_for
 
 PAINT_LINE = 0.004  # seconds each painted line of the history costs here
 
@@ -23,13 +21,8 @@ class SlowPaint(HistoryView):
         return super().render_line(y)
 
 
-class Host(App[None]):
-    def compose(self) -> ComposeResult:
-        yield SlowPaint(lambda **_: HistoryPage("s", [], False, None))
-
-
 async def test_a_slow_paint_makes_the_draws_of_a_stream_rarer() -> None:
-    app = Host()
+    app = HistoryHost(SlowPaint)
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(SlowPaint)
         view.load_newest()

@@ -3,17 +3,15 @@ approval asked again after resume, session end on quit."""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-
 from mttui.graph import events as ev
 from mttui.screens.chat import ChatScreen
-from mttui.session.models import HistoryPage
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.live import LiveTranscript
 from mttui.widgets.prompt import PromptArea
 from tests.support.tui import (
     SIZE,
+    HistoryHost,
     kinds,
     make_app,
     msg,
@@ -157,13 +155,8 @@ async def test_pending_approval_is_asked_again_after_resume(service: SessionServ
         assert tool is not None and tool.status == "success" and chat is app.screen
 
 
-class LiveHost(App[None]):
-    def compose(self) -> ComposeResult:
-        yield HistoryView(lambda **_: HistoryPage("s", [], False, None))
-
-
 async def test_streamed_text_grows_one_item_then_becomes_the_message() -> None:
-    app = LiveHost()
+    app = HistoryHost()
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(HistoryView)
         view.load_newest()

@@ -7,11 +7,13 @@ import contextlib
 from collections.abc import Iterable
 from typing import Any
 
+from textual.app import App, ComposeResult
 from textual.worker import WorkerCancelled
 
 from mttui.app import MttuiApp
 from mttui.config import Settings
 from mttui.screens.chat import ChatScreen
+from mttui.session.models import HistoryPage
 from mttui.session.service import SessionService
 from mttui.widgets.history import HistoryView
 from mttui.widgets.history_items import Item
@@ -163,3 +165,14 @@ def notes_of(app: MttuiApp) -> list[tuple[str, str]]:
 
     app.notify = spy  # type: ignore[method-assign]
     return said
+
+
+class HistoryHost(App[None]):
+    """An app showing a lone history view (of ``view``'s class) over no messages."""
+
+    def __init__(self, view: type[HistoryView] = HistoryView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        yield self.view(lambda **_: HistoryPage("s", [], False, None))

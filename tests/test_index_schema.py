@@ -115,7 +115,7 @@ def test_concurrent_catch_ups_ingest_each_record_once(home: Path, project: Path)
 
 def test_a_busy_index_is_an_error_not_discarded(
         home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Only a corrupt file is derived data to throw away: one that another connection
+    # Only a broken file is derived data to throw away: one that another connection
     # holds locked (here while it would be migrated) is somebody's live index.
     svc = SessionService(home, project)
     svc.layout.ensure()

@@ -10,7 +10,7 @@ import time
 import weakref
 from pathlib import Path
 
-from ..disk import DISK_FULL_TEXT
+from ..disk import DISK_FULL_TEXT, disk_full
 from ..errors import MttuiError
 from ..paths import Layout
 from ..warn import warn
@@ -44,7 +44,7 @@ def _not_now(exc: sqlite3.DatabaseError, path: Path) -> str:
     """The one-line error for an index that cannot be opened now; a full disk says so
     (SQLite reports a write that found no room as an I/O error as often as not)."""
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
-    if code == sqlite3.SQLITE_FULL or code == sqlite3.SQLITE_IOERR and _little_room(path):
+    if disk_full(exc) or code == sqlite3.SQLITE_IOERR and _little_room(path):
         return DISK_FULL_TEXT
     return f"the session index cannot be opened now: {exc}"
 

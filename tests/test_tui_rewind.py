@@ -4,6 +4,7 @@ opens the fork; ``d`` settles an interrupted call selected in the history."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +176,37 @@ async def test_r_reruns_a_selected_interrupted_call_after_a_new_approval(
     assert [(r["call_id"], r["resolution"]) for r in log if r["type"] == "tool_resolution"] == [
         ("k1", "rerun")]
     assert [r["type"] for r in log].count("approval_decision") == 1
+
+
+async def test_escape_goes_back_a_step_while_the_preview_is_still_read(
+    service: SessionService, project: Path, home: Path, frozen: Any
+) -> None:
+    # enter then escape at once: the preview (a worker) had not come, and escape
+    # closed the whole picker instead of going back to the list
+    sid = _session(service, project, home)
+    app = make_app(service, open_session=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_picker(pilot)
+        picker = app.screen
+        assert isinstance(picker, RewindScreen)
+        gate = threading.Event()
+        read = picker._preview
+
+        def slow(seq: int) -> Any:
+            gate.wait(30)
+            return read(seq)
+
+        picker._preview = slow
+        await pilot.press("enter")
+        assert picker.chosen_seq is not None and picker.chosen is None
+        await pilot.press("b")  # not read yet: nothing is done
+        await pilot.press("escape")
+        assert app.screen is picker and picker.chosen_seq is None
+        gate.set()
+        await settle(pilot)
+        assert app.screen is picker and picker.chosen is None  # the late preview: ignored
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
+    assert (project / "a.txt").read_text() == "two\n"
+    assert not [r for r in records(service.get(sid).path) if r["type"].startswith("rewind")]

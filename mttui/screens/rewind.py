@@ -119,6 +119,8 @@ class RewindScreen(ModalScreen[RewindResult | None]):
         event.stop()
         if event.option.id is not None and not self.busy:
             seq = int(event.option.id)
+            # chosen at once: escape goes back to the list even before the preview is read
+            self.chosen, self.chosen_seq = None, seq
             self.query_one("#rewind-preview", Static).update(f"reading what a rewind to "
                                                             f"#{seq} changes…")
             self._load_preview(seq)
@@ -131,7 +133,9 @@ class RewindScreen(ModalScreen[RewindResult | None]):
             self.post_message(self.Failed(str(exc)))
 
     def on_rewind_screen_previewed(self, message: Previewed) -> None:
-        self.chosen, self.chosen_seq = message.preview, message.seq
+        if message.seq != self.chosen_seq:
+            return  # the user went back, or chose another message, meanwhile
+        self.chosen = message.preview
         result = message.preview.result
         out = Text(f"Rewind to #{message.seq}\n", style="bold")
         if result is not None:
@@ -150,12 +154,16 @@ class RewindScreen(ModalScreen[RewindResult | None]):
 
     def on_rewind_screen_failed(self, message: Failed) -> None:
         self.busy = False
+        if self.chosen is None:  # its preview failed: nothing is chosen
+            self.chosen_seq = None
         self.query_one("#rewind-preview", Static).update(
             Text("not done: " + literal(message.text), style="red"))
 
     def action_apply(self, conversation: bool, code: bool) -> None:
-        if self.chosen_seq is None or self.busy:
-            self.notify("choose a message first (enter)", severity="warning")
+        if self.chosen_seq is None or self.chosen is None or self.busy:
+            text = ("choose a message first (enter)" if self.chosen_seq is None
+                    else "reading what the rewind changes: a moment")
+            self.notify(text, severity="warning")
             return
         if code and self.chosen is not None and self.chosen.code_refused:
             self.notify(self.chosen.code_refused, severity="warning")

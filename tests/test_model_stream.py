@@ -58,3 +58,54 @@ def test_a_stop_returns_the_partial_answer(fake_openai: FakeOpenAI) -> None:
     result = call_model(_model(fake_openai.url), [HumanMessage("go")], stop, emit)
     assert result.interrupted and result.message is not None
     assert result.message.content == "".join(deltas) and deltas
+
+
+def test_a_fast_stream_lets_go_of_the_lock_and_loses_nothing(
+        fake_openai: FakeOpenAI, monkeypatch: Any) -> None:
+    """A stream that comes faster than it is parsed pauses the model loop now and then
+    (so the UI thread gets the interpreter lock, B13); every word still arrives."""
+    from langchain_core.messages import HumanMessage
+
+    from mttui.graph import model_stream
+
+    paces: list[model_stream.Pace] = []
+
+    class Counted(model_stream.Pace):
+        def __init__(self) -> None:
+            super().__init__()
+            paces.append(self)
+
+    monkeypatch.setattr(model_stream, "Pace", Counted)
+    words = " ".join(f"w{i}" for i in range(3000))
+    fake_openai.add(text(words, pieces=1500))
+    deltas: list[str] = []
+
+    def emit(event: Any) -> None:
+        if isinstance(event, TextDelta):
+            deltas.append(event.text)
+
+    result = call_model(_model(fake_openai.url), [HumanMessage("go")], threading.Event(), emit)
+    assert result.message is not None and not result.interrupted
+    assert result.message.content == "".join(deltas) == words
+    assert len(paces) == 1 and paces[0].pauses >= 1  # 1 500 chunks: far more than a burst
+
+
+def test_the_pace_pauses_after_a_burst_of_cpu_only() -> None:
+    import asyncio
+
+    from mttui.graph.model_stream import BURST_S, Pace
+
+    now = [0.0]
+    pace = Pace(clock=lambda: now[0])
+
+    async def chunks(cpu_each: float, n: int) -> int:
+        before = pace.pauses
+        for _ in range(n):
+            now[0] += cpu_each
+            await pace.step()
+        return pace.pauses - before
+
+    # a slow stream: little CPU per chunk (the loop waits for bytes) -> rarely a pause
+    assert asyncio.run(chunks(BURST_S / 100, 50)) == 0
+    # a fast one: a pause after every burst's worth of the thread's CPU
+    assert asyncio.run(chunks(BURST_S / 4, 40)) == 10

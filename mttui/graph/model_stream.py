@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .events import Emit, TextDelta
@@ -32,6 +33,30 @@ if TYPE_CHECKING:
 
 POLL_S = 0.05  # how often a waiting node looks at the stop flag
 SETTLE_S = 2.0  # how long a stopped node waits for its cancelled task to wind down
+# A stream that arrives faster than it is parsed keeps the model loop busy: the
+# client's per-chunk work (~0.25 ms, mostly building the SDK's chunk objects) took the
+# interpreter lock from the UI for whole seconds, and a key waited 0.1-0.8 s (B13). After
+# BURST_S of the loop's CPU it lets go for PAUSE_S. At a model's real pace the loop
+# mostly waits for bytes: a pause comes once in many chunks and costs nothing (the
+# bytes wait in the socket).
+BURST_S = 0.004
+PAUSE_S = 0.002
+
+
+class Pace:
+    """Lets the model loop's thread go of the interpreter lock for ``PAUSE_S`` after
+    each ``BURST_S`` of its CPU (``clock``: the thread's CPU time)."""
+
+    def __init__(self, clock: Callable[[], float] = time.thread_time) -> None:
+        self._clock = clock
+        self._until = clock() + BURST_S
+        self.pauses = 0
+
+    async def step(self) -> None:
+        if self._clock() >= self._until:
+            self.pauses += 1
+            await asyncio.sleep(PAUSE_S)  # the lock is free while the loop sleeps
+            self._until = self._clock() + BURST_S
 
 
 class _Reading:
@@ -47,8 +72,10 @@ class _Reading:
 
 async def _read(model: ChatRunnable, messages: Sequence[BaseMessage], stop: threading.Event,
                 emit: Emit, msg_id: str, shown: StreamRedactor, reading: _Reading) -> None:
+    pace = Pace()
     try:
         async for chunk in model.astream(messages):
+            await pace.step()
             reading.acc = chunk if reading.acc is None else reading.acc + chunk
             piece = shown.feed(content_text(chunk.content))
             if piece:

@@ -90,7 +90,7 @@ def test_a_fast_stream_lets_go_of_the_lock_and_loses_nothing(
     assert len(paces) == 1 and paces[0].pauses >= 1  # 1 500 chunks: far more than a burst
 
 
-def test_the_pace_pauses_after_a_burst_of_cpu_only() -> None:
+def test_the_pace_pauses_after_each_burst_of_cpu() -> None:
     import asyncio
 
     from mttui.graph.model_stream import BURST_S, Pace
@@ -105,7 +105,7 @@ def test_the_pace_pauses_after_a_burst_of_cpu_only() -> None:
             await pace.step()
         return pace.pauses - before
 
-    # a slow stream: little CPU per chunk (the loop waits for bytes) -> rarely a pause
+    # a short answer (a tool call: a few chunks) is never paused
     assert asyncio.run(chunks(BURST_S / 100, 50)) == 0
-    # a fast one: a pause after every burst's worth of the thread's CPU
+    # a long fast one: a pause after every burst's worth of the thread's CPU
     assert asyncio.run(chunks(BURST_S / 4, 40)) == 10

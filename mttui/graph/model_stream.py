@@ -35,10 +35,10 @@ POLL_S = 0.05  # how often a waiting node looks at the stop flag
 SETTLE_S = 2.0  # how long a stopped node waits for its cancelled task to wind down
 # A stream that arrives faster than it is parsed keeps the model loop busy: the
 # client's per-chunk work (~0.25 ms, mostly building the SDK's chunk objects) took the
-# interpreter lock from the UI for whole seconds, and a key waited 0.1-0.8 s (B13). After
-# BURST_S of the loop's CPU it lets go for PAUSE_S. At a model's real pace the loop
-# mostly waits for bytes: a pause comes once in many chunks and costs nothing (the
-# bytes wait in the socket).
+# interpreter lock from the UI for whole seconds, and a key waited 0.1-0.8 s (B13).
+# After each BURST_S of the loop's CPU, counted from the first chunk, it lets go for
+# PAUSE_S. A short answer (a tool call) never gets there; at a model's real pace a
+# pause comes once in many chunks and delays nothing (the bytes wait in the socket).
 BURST_S = 0.004
 PAUSE_S = 0.002
 
@@ -72,9 +72,11 @@ class _Reading:
 
 async def _read(model: ChatRunnable, messages: Sequence[BaseMessage], stop: threading.Event,
                 emit: Emit, msg_id: str, shown: StreamRedactor, reading: _Reading) -> None:
-    pace = Pace()
+    pace: Pace | None = None  # from the first chunk: the request's own work is not a burst
     try:
         async for chunk in model.astream(messages):
+            if pace is None:
+                pace = Pace()
             await pace.step()
             reading.acc = chunk if reading.acc is None else reading.acc + chunk
             piece = shown.feed(content_text(chunk.content))

@@ -247,7 +247,8 @@ def test_kill_9_during_a_tool_then_resume_never_reruns_it(home: Path, project: P
     seen = _wait_for(proc, "tool_dispatch")
     sid, call_id = seen[0]["session_id"], seen[-1]["call_id"]
     deadline = time.monotonic() + 10
-    while not (project / "runs.txt").exists() and time.monotonic() < deadline:
+    runs = project / "runs.txt"  # the shell creates it before echo writes into it
+    while not (runs.exists() and runs.read_text()) and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)  # no clean-up at all
     os.killpg(int((project / "tool.pid").read_text()), signal.SIGKILL)  # the tool's own group

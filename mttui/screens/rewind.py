@@ -165,7 +165,7 @@ class RewindScreen(ModalScreen[RewindResult | None]):
                     else "reading what the rewind changes: a moment")
             self.notify(text, severity="warning")
             return
-        if code and self.chosen is not None and self.chosen.code_refused:
+        if code and self.chosen.code_refused:
             self.notify(self.chosen.code_refused, severity="warning")
             return
         self.busy = True

@@ -45,15 +45,19 @@ PAUSE_S = 0.002
 
 class Pace:
     """Lets the model loop's thread go of the interpreter lock for ``PAUSE_S`` after
-    each ``BURST_S`` of its CPU (``clock``: the thread's CPU time)."""
+    each ``BURST_S`` of its CPU (``clock``: the thread's CPU time), counted from the
+    first ``step`` (the first chunk: the request's own work is not a burst)."""
 
     def __init__(self, clock: Callable[[], float] = time.thread_time) -> None:
         self._clock = clock
-        self._until = clock() + BURST_S
+        self._until: float | None = None
         self.pauses = 0
 
     async def step(self) -> None:
-        if self._clock() >= self._until:
+        now = self._clock()
+        if self._until is None:
+            self._until = now + BURST_S
+        elif now >= self._until:
             self.pauses += 1
             await asyncio.sleep(PAUSE_S)  # the lock is free while the loop sleeps
             self._until = self._clock() + BURST_S
@@ -72,11 +76,9 @@ class _Reading:
 
 async def _read(model: ChatRunnable, messages: Sequence[BaseMessage], stop: threading.Event,
                 emit: Emit, msg_id: str, shown: StreamRedactor, reading: _Reading) -> None:
-    pace: Pace | None = None  # from the first chunk: the request's own work is not a burst
+    pace = Pace()
     try:
         async for chunk in model.astream(messages):
-            if pace is None:
-                pace = Pace()
             await pace.step()
             reading.acc = chunk if reading.acc is None else reading.acc + chunk
             piece = shown.feed(content_text(chunk.content))

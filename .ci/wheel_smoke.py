@@ -7,6 +7,7 @@ editable install cannot see it). Usage: python .ci/wheel_smoke.py
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import re
@@ -75,10 +76,8 @@ def main() -> int:
         if found:
             os.write(fd, b"\x11")  # ctrl+q
             time.sleep(1.0)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
         os.waitpid(pid, 0)
         if not found:
             tail = screen_text(raw)[-3000:]

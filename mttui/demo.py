@@ -201,9 +201,9 @@ def _interrupted_session(service: SessionService, settings: Settings) -> str:
         journal = handle.runner.journal
         before = journal.before_dispatch
 
-        def dispatch_then_die(emit: Emit, run_id: str, tool_name: str) -> None:
+        def dispatch_then_die(emit: Emit, run_id: str, tool_name: str, turn: str) -> None:
             if before is not None:
-                before(emit, run_id, tool_name)  # the file checkpoint, as in a real run
+                before(emit, run_id, tool_name, turn)  # the file checkpoint, as in a real run
             handle.writer.append("tool_dispatch", run_id=run_id, call_id=call["call_id"],
                                  tool_name=tool_name,
                                  arguments_sha256=arguments_sha256(call["arguments"]))

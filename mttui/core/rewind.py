@@ -75,7 +75,8 @@ class _Session:
 
 def _load(service: SessionService, info: SessionInfo) -> _Session:
     records, _ = service.records(info.id)
-    return _Session(info, fold(records), read_timeline(info.path),
+    transcript = fold(records)
+    return _Session(info, transcript, read_timeline(info.path, transcript.messages),
                     ShadowRepo(service.layout.home, Path(info.project)),
                     service.layout.checkpoints_path(info.project_hash))
 
@@ -95,6 +96,9 @@ def _snapshot_ref(s: _Session, to_seq: int) -> str:
     if not git_available():
         raise RewindRefused(f"file checkpoints are off (no `git` executable); {hint}")
     cp = s.timeline.checkpoint_for(to_seq)
+    if cp is not None and cp.error is not None:
+        raise RewindRefused(f"the file snapshot before message {cp.seq}'s turn failed "
+                            f"({cp.error}), so what that turn changed cannot be undone; {hint}")
     if cp is None or not s.repo.has(cp.ref):
         raise RewindRefused(f"no file snapshot exists for message {to_seq}'s turn or after "
                             f"it; {hint}")

@@ -37,10 +37,10 @@ def rewind_points(service: SessionService, session_id: str) -> list[RewindPoint]
     info = service.get(session_id)
     records, _ = service.records(info.id)
     messages = fold(records).messages
-    timeline = read_timeline(info.path)
+    timeline = read_timeline(info.path, messages)
     abandoned = timeline.abandoned_seqs()
     repo = ShadowRepo(service.layout.home, Path(info.project))
-    cps = sorted(timeline.checkpoints, key=lambda c: c.seq)
+    cps = sorted((c for c in timeline.checkpoints if c.error is None), key=lambda c: c.seq)
     usable = git_available() and repo.exists
     points: list[RewindPoint] = []
     for i, m in enumerate(messages):
@@ -79,10 +79,11 @@ def preview(service: SessionService, session_id: str, seq: int) -> RewindPreview
         if exc.usage:
             raise
         return RewindPreview(plan_rewind(service, info.id, seq, code=False), "", str(exc))
-    timeline = read_timeline(info.path)
+    records, _ = service.records(info.id)
+    timeline = read_timeline(info.path, fold(records).messages)
     cp = timeline.checkpoint_for(seq)
     stat = ""
-    if cp is not None:
+    if cp is not None and cp.error is None:
         repo = ShadowRepo(service.layout.home, Path(info.project))
         stat = repo.worktree_stat(cp.ref)
     return RewindPreview(result, stat)

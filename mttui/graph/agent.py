@@ -25,7 +25,7 @@ from langgraph.types import interrupt
 from . import pending_node as steers
 from .compression.auto import make_node, wants_compression
 from .context import GraphContext
-from .messages import assert_paired, new_message_id, to_record
+from .messages import assert_paired, new_message_id, to_record, turn_message_id
 from .reasoning import call_model
 from .routing import after_calls, observed, route_calls, routed
 from .state import AgentState
@@ -120,6 +120,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
         run_id = state.get("run_id") or ""
         out_messages: list[ToolMessage] = []
         done: list[dict[str, Any]] = []
+        turn = turn_message_id(state["messages"])  # the snapshot names this message
         for entry in state.get("pending_tool_calls", []):
             entry = dict(entry)
             if entry["status"] == "approved" and ctx.stop.is_set():
@@ -127,7 +128,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
             if entry["status"] == "approved":
                 if entry["tool_name"] == "shell":
                     sandbox_notice(ctx, emit)
-                ctx.run_journal.dispatch(emit, run_id, entry)  # fsynced before the side effect
+                ctx.run_journal.dispatch(emit, run_id, entry, turn)  # fsynced before the effect
                 res = execute_tool(
                     ctx.project,
                     entry["tool_name"],

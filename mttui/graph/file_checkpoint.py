@@ -1,10 +1,14 @@
-"""The file checkpoint of a run: a snapshot before its first side-effecting call.
+"""The file snapshot of a turn: taken before the first side effect after a user message.
 
 The journal calls :meth:`FileCheckpointer.before_dispatch` before it writes a
-``tool_dispatch``; the first call of a run that is not low risk snapshots the
-project (shadow git, ``session/snapshots``) and appends ``file_checkpoint``
-(fsynced) — so the record is on disk before that call's ``tool_dispatch``.
-A run that only reads takes no snapshot. Without ``git`` the user is told once.
+``tool_dispatch``. The first call that is not low risk after a user message (the
+last user message of the model's view: a typed prompt, a queued input, a steer)
+snapshots the project (shadow git, ``session/snapshots``) and appends
+``file_checkpoint`` naming that message (fsynced) — so the record is on disk before
+that call's ``tool_dispatch``. A snapshot that fails is recorded too (``ref`` null,
+``error``): a code rewind to that turn is refused with the reason instead of being
+served by a later snapshot. A run that only reads takes no snapshot. Without
+``git`` the user is told once.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from mttui.session.reader import iter_lines, parse_line
 from mttui.session.snapshots import GitError, ShadowRepo, git_available
+from mttui.session.turn_positions import TurnPositions
 from mttui.session.writer import SessionWriter
 
 from .events import Emit, Notice
@@ -22,72 +26,60 @@ from .tools import risk_of
 NO_GIT = ("file checkpoints are off: no `git` executable was found "
           "(conversation rewind and fork still work)")
 
+# the journal's hook: (emit, run_id, tool_name, id of the turn's user message or "")
+BeforeDispatch = Callable[[Emit, str, str, str], None]
+
 
 class FileCheckpointer:
-    """Snapshots the project once per run, before its first side effect."""
+    """Snapshots the project once per user message, before its turn's first side effect."""
 
     def __init__(self, writer: SessionWriter, project: Path, home: Path) -> None:
         self.writer = writer
         self.repo = ShadowRepo(home, project)
-        self.done: set[str] = set()  # runs with a checkpoint already (this log)
+        self.done: set[str] = set()  # keys (user message ids, else runs) with a snapshot
         self.told = False
-        self._offset = 0
-        self._messages = 0
-        self._awaiting: str | None = None
-        self._users: dict[str, tuple[int, str]] = {}  # run_id -> (message seq, message id)
+        self._positions = TurnPositions(writer.path)
 
-    def before_dispatch(self, emit: Emit, run_id: str, tool_name: str) -> None:
-        if risk_of(tool_name) == "low" or run_id in self.done:
+    def before_dispatch(self, emit: Emit, run_id: str, tool_name: str,
+                        message_id: str = "") -> None:
+        if risk_of(tool_name) == "low":
+            return
+        key = message_id or f"run:{run_id}"
+        if key in self.done:
             return
         self._scan()
-        if run_id in self.done:
-            return  # taken by an earlier process (a run continued after a restart)
-        self.done.add(run_id)
+        if key in self.done:
+            return  # taken by an earlier process (a turn continued after a restart)
+        self.done.add(key)
         if not git_available():
             if not self.told:
                 self.told = True
                 emit(Notice("warning", NO_GIT))
             return
+        seq = (self._positions.seq_of(message_id) if message_id else None) \
+            or self._positions.count
         try:
-            snap = self.repo.snapshot(f"before run {run_id}")
+            snap = self.repo.snapshot(f"before message {seq} (run {run_id})")
         except (GitError, OSError) as exc:
-            emit(Notice("warning", f"no file checkpoint for this run: {exc}"))
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self.writer.append("file_checkpoint", run_id=run_id, before_seq=seq, ref=None,
+                               files=0, skipped=[], message_id=message_id, error=reason)
+            emit(Notice("warning", f"no file snapshot for this turn ({reason}); a code "
+                                   "rewind to it will be refused"))
             return
-        seq, message_id = self._users.get(run_id, (self._messages, ""))
         self.writer.append("file_checkpoint", run_id=run_id, before_seq=seq, ref=snap.ref,
                            files=snap.files, skipped=snap.skipped, message_id=message_id)
 
     def _scan(self) -> None:
-        """Read the log's new lines: message positions, runs and their checkpoints."""
-        path = self.writer.path
-        for offset, raw, complete in iter_lines(path, self._offset):
-            if not complete:
-                break
-            self._offset = offset + len(raw) + 1
-            head = raw[:80]
-            if b'"type":"transcript_message"' in head:
-                self._messages += 1
-                if self._awaiting and b'"role":"user"' in raw:
-                    self._users[self._awaiting] = (self._messages, _message_id(raw))
-                    self._awaiting = None
-            elif b'"type":"run_start"' in head:
-                rec = parse_line(raw)  # checked: a torn or poisoned line is None
-                if rec is not None and not rec.get("continues"):
-                    self._awaiting = str(rec.get("run_id") or "")
-            elif b'"type":"file_checkpoint"' in head:
-                rec = parse_line(raw)
-                if rec is not None:
-                    self.done.add(str(rec.get("run_id") or ""))
-
-
-def _message_id(raw: bytes) -> str:
-    rec = parse_line(raw)
-    message = rec.get("message") if rec is not None else None
-    return str(message.get("id") or "") if isinstance(message, dict) else ""
+        """Read the log's new lines: message positions and the snapshots already taken."""
+        self._positions.follow(also=(b'"type":"file_checkpoint"',))
+        for rec in self._positions.records:
+            mid = rec.get("message_id")
+            self.done.add(mid if isinstance(mid, str) and mid else f"run:{rec.get('run_id')}")
 
 
 def file_checkpoints(writer: SessionWriter, project: Path, checkpoints_path: Path
-                     ) -> Callable[[Emit, str, str], None]:
+                     ) -> BeforeDispatch:
     """The journal's ``before_dispatch`` hook for a session whose checkpoint db is
     ``checkpoints_path`` (``$MTTUI_HOME/history/<hash>/checkpoints.sqlite``)."""
     home = Path(checkpoints_path).parent.parent.parent

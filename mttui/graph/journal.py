@@ -29,7 +29,8 @@ class Journal:
         self.stats = SessionStats()
         self.open_dispatches: set[str] = set()  # dispatched in this process, no outcome yet
         # called before each tool_dispatch is written (file checkpoints, timetravel.md)
-        self.before_dispatch: Callable[[Emit, str, str], None] | None = None
+        # (emit, run_id, tool_name, the turn's user message id)
+        self.before_dispatch: Callable[[Emit, str, str, str], None] | None = None
 
     def message(self, emit: Emit, record: dict[str, Any], *, estimated: bool = False) -> None:
         self.writer.append("transcript_message", message=record)
@@ -45,10 +46,11 @@ class Journal:
         self.writer.append("compression", **record)
         emit(event)
 
-    def dispatch(self, emit: Emit, run_id: str, call: dict[str, Any]) -> None:
-        """Fsync ``tool_dispatch``; only then is the caller allowed to start the tool."""
+    def dispatch(self, emit: Emit, run_id: str, call: dict[str, Any], turn: str = "") -> None:
+        """Fsync ``tool_dispatch``; only then is the caller allowed to start the tool.
+        ``turn``: the id of the user message whose turn this call belongs to."""
         if self.before_dispatch is not None:
-            self.before_dispatch(emit, run_id, call["tool_name"])
+            self.before_dispatch(emit, run_id, call["tool_name"], turn)
         self.writer.append(
             "tool_dispatch",
             run_id=run_id,

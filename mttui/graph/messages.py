@@ -8,6 +8,7 @@ imported only inside :func:`from_record`.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from mttui.session.records import new_id
@@ -115,3 +116,14 @@ def assert_paired(messages: list[Any]) -> None:
         raise ToolPairingError(
             "tool calls and tool results do not pair up: " + "; ".join(problems[:5])
         )
+
+
+def turn_message_id(messages: Sequence[Any]) -> str:
+    """The id of the last user message of the model's view (the turn a tool call
+    belongs to); a compression summary is not one. ``""`` when there is none."""
+    for msg in reversed(messages):
+        mid = getattr(msg, "id", None)
+        if getattr(msg, "type", "") == "human" and isinstance(mid, str) \
+                and not mid.startswith("summary-"):
+            return mid
+    return ""

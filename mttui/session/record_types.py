@@ -196,11 +196,12 @@ class SessionClear(Head, total=False):
 
 class FileCheckpoint(Head, total=False):
     run_id: str
-    before_seq: int  # the message seq of the user message that started the run
-    ref: str  # a commit of the project's shadow repository
+    before_seq: int  # the message seq of the user message whose turn it precedes
+    ref: str | None  # a commit of the project's shadow repository; None: the snapshot failed
     files: int
     skipped: list[str]
-    message_id: str
+    message_id: str  # that user message (seqs move when a steer is read; ids do not)
+    error: str  # why the snapshot failed
 
 
 class Rewind(Head, total=False):

@@ -6,6 +6,7 @@ every other line is skipped by its first bytes, so this costs one read of the fi
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +21,12 @@ _KINDS = (b'"type":"file_checkpoint"', b'"type":"rewind', b'"type":"tool_resolut
 
 @dataclass
 class Checkpoint:
-    """A ``file_checkpoint``: the snapshot taken before message ``seq``'s turn changed files."""
+    """A ``file_checkpoint``: the snapshot taken before message ``seq``'s turn changed files.
+
+    ``seq`` is placed by ``message_id`` when the transcript is known (a steer read later
+    moves the messages after it); ``error`` is set (and ``ref`` empty) for a snapshot
+    that failed: its turn's side effects are not covered by any snapshot.
+    """
 
     seq: int
     run_id: str
@@ -28,10 +34,16 @@ class Checkpoint:
     created_at: str
     files: int
     skipped: list[str]
+    message_id: str = ""
+    error: str | None = None
 
     def as_json(self) -> dict[str, object]:
-        return {"seq": self.seq, "run_id": self.run_id, "ref": self.ref,
-                "created_at": self.created_at, "files": self.files, "skipped": self.skipped}
+        out: dict[str, object] = {
+            "seq": self.seq, "run_id": self.run_id, "ref": self.ref or None,
+            "created_at": self.created_at, "files": self.files, "skipped": self.skipped}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
 
 
 @dataclass
@@ -90,12 +102,26 @@ class Timeline:
 
     def checkpoint_for(self, seq: int) -> Checkpoint | None:
         """The snapshot to restore when rewinding to message ``seq``: the one taken before
-        that turn's first side effect, else the first one after it."""
+        that turn's first side effect, else the first one after it (a failed one too:
+        the caller refuses it, a later snapshot would keep that turn's effects)."""
         after = [c for c in self.checkpoints if c.seq >= seq]
-        return min(after, key=lambda c: c.seq) if after else None
+        return min(after, key=lambda c: (c.seq, c.error is None)) if after else None
+
+    def place(self, messages: Sequence[Mapping[str, object]]) -> Timeline:
+        """Give each snapshot the seq its message has in ``messages`` (the folded
+        transcript); snapshots of older logs keep their recorded ``before_seq``."""
+        where = {m.get("id"): i + 1 for i, m in enumerate(messages)}
+        for c in self.checkpoints:
+            seq = where.get(c.message_id) if c.message_id else None
+            if isinstance(seq, int):
+                c.seq = seq
+        return self
 
 
-def read_timeline(path: Path) -> Timeline:
+def read_timeline(path: Path, messages: Sequence[Mapping[str, object]] | None = None
+                  ) -> Timeline:
+    """The time-travel records of the log at ``path``; with the folded transcript's
+    ``messages``, snapshots are numbered as ``history`` numbers their message."""
     t = Timeline()
     ops: dict[str, RewindOp] = {}
     for _, raw, complete in iter_lines(path):
@@ -106,10 +132,13 @@ def read_timeline(path: Path) -> Timeline:
             continue
         kind = rec.get("type")
         if kind == "file_checkpoint":
+            error = rec.get("error")
             t.checkpoints.append(Checkpoint(
                 int(rec.get("before_seq") or 0), str(rec.get("run_id") or ""),
                 str(rec.get("ref") or ""), str(rec.get("timestamp") or ""),
-                int(rec.get("files") or 0), list(rec.get("skipped") or [])))
+                int(rec.get("files") or 0), list(rec.get("skipped") or []),
+                str(rec.get("message_id") or ""),
+                str(error) if error or not rec.get("ref") else None))
         elif kind == "tool_resolution":
             t.resolutions[str(rec.get("call_id") or "")] = rec
         elif kind in ("rewind", "rewind_start", "rewind_end"):
@@ -126,7 +155,7 @@ def read_timeline(path: Path) -> Timeline:
                 op.start = rec
             else:
                 op.end = rec
-    return t
+    return t.place(messages) if messages is not None else t
 
 
 def _str(value: object) -> str | None:

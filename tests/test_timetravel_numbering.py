@@ -13,7 +13,7 @@ from mttui.session.transcript import fold
 from tests.support.fake_openai import FakeOpenAI, text, tools
 from tests.support.handles import approve_waiting, offline
 from tests.support.resume import cli
-from tests.support.timetravel import digest_dir, run_json
+from tests.support.timetravel import run_json
 
 
 def _user_seqs(service: SessionService, sid: str) -> dict[str, int]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mttui.core.handle import SessionHandle
-from mttui.core.rewind import rewind
+from mttui.core.rewind import RewindRefused, rewind
 from mttui.session.service import SessionService
 from mttui.session.transcript import fold
 from tests.support.fake_openai import FakeOpenAI, text, tools
@@ -94,3 +96,39 @@ def test_steer_and_queue_during_an_approval_keep_each_turn_on_its_message(
     for prompt, tree in expected.items():  # newest first, as a user steps back
         rewind(service, offline(), sid, seqs[prompt], conversation=False, code=True)
         assert _tree(project) == tree, prompt
+
+
+def test_a_failed_snapshot_is_recorded_and_a_code_rewind_to_its_turn_refused(
+    home: Path, service: SessionService, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not served by the next turn's snapshot (that would keep the turn's own edits)."""
+    from mttui.session.snapshots import GitError, ShadowRepo
+
+    real = ShadowRepo.snapshot
+    calls = {"n": 0}
+
+    def second_fails(self: ShadowRepo, message: str) -> object:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise GitError("index.lock: File exists")
+        return real(self, message)
+
+    monkeypatch.setattr(ShadowRepo, "snapshot", second_fails)
+    handle = SessionHandle.create(service, offline(), "start")
+    try:
+        for prompt in ("/write a.txt A", "just talk", "/write b.txt B", "/write c.txt C"):
+            list(handle.run(prompt))
+            _settle(handle)
+        sid = handle.session_id
+    finally:
+        handle.close()
+    seqs = _user_seqs(service, sid)
+    cps = run_json(home, project, "checkpoints", sid)["checkpoints"]
+    failed = [c for c in cps if c.get("error")]
+    assert [c["seq"] for c in failed] == [seqs["/write b.txt B"]] and failed[0]["ref"] is None
+    for prompt in ("/write b.txt B", "just talk"):
+        with pytest.raises(RewindRefused, match="index.lock"):
+            rewind(service, offline(), sid, seqs[prompt], conversation=False, code=True)
+        assert _tree(project) == {"a.txt": "A\n", "b.txt": "B\n", "c.txt": "C\n"}
+    rewind(service, offline(), sid, seqs["/write a.txt A"], conversation=False, code=True)
+    assert _tree(project) == {}

@@ -26,6 +26,7 @@ from mttui.session.errors import MttuiError
 from mttui.session.fork_copy import Copied, CopyPlan, copy_lines, prepare
 from mttui.session.index.fork_rows import index_fork
 from mttui.session.models import SessionInfo
+from mttui.session.pending import message_of, read_ids
 from mttui.session.record_check import checked, is_integer
 from mttui.session.records import iso_timestamp
 from mttui.session.resume.facts import facts_for_path
@@ -95,11 +96,14 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
     seq = complete_point(whole.messages, asked)
     if seq == 0:
         raise ForkRefused(f"no complete point at or before message {asked}")
-    cut = _records_through(records, seq)
-    t = fold(records[:cut])
+    # the first ``seq`` messages as ``history`` numbers them (queued inputs and steers
+    # included, a steer where the run read it), and the state of the log as of then
+    keep = {m.get("id") for m in whole.messages[:seq]}
+    t = fold(records[:_records_through(records, keep)])
     summary, view = t.model_view()
+    view = [m for m in view if m.get("id") in keep]
     shown = set(id(m) for m in t.rewinds.visible(list(t.messages)))
-    copies = [m for m in t.messages if id(m) in shown]
+    copies = [m for m in t.messages if id(m) in shown and m.get("id") in keep]
     source_title = info.title or "untitled"
     new_title = title or f"{source_title} (fork)"
     writer = service.create_session(provider=settings.provider, model=settings.model,
@@ -232,12 +236,15 @@ def _compression(rec: Mapping[str, object]) -> tuple[str, dict[str, object]]:
     return ("compression", {k: v for k, v in rec.items() if k not in skip})
 
 
-def _records_through(records: list[Record], seq: int) -> int:
-    """How many records hold the first ``seq`` transcript messages."""
-    count = 0
+def _records_through(records: list[Record], ids: set[str | None]) -> int:
+    """How many records it takes to place every message of ``ids``: the record that adds
+    it, or for a steer the ``pending_read`` that moved it to where the run read it."""
+    placed_at: dict[str | None, int] = {}
     for i, rec in enumerate(records):
-        if rec.get("type") == "transcript_message":
-            count += 1
-            if count == seq:
-                return i + 1
-    return len(records)
+        found = message_of(rec)
+        if found is not None:
+            placed_at.setdefault(found.get("id"), i)
+        elif rec.get("type") == "pending_read":
+            for mid in read_ids(rec):
+                placed_at[mid] = i
+    return max((placed_at[m] for m in ids if m in placed_at), default=len(records) - 1) + 1

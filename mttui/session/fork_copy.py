@@ -114,18 +114,27 @@ def prepare(layout: Layout, info: SessionInfo, at: int | None) -> CopyPlan | Non
         prefix += line
         if any(b in prefix for b in _BLOCKERS):
             return None
-        rows_ok = _UPDATE not in prefix and not _found_in(fh, _UPDATE)
+        # one read of the rest: a rewind or /clear later in the log may take copied
+        # messages out of the view; an update changes what their index rows say
+        later = _found_in(fh, (_UPDATE, *_BLOCKERS[1:]))
+        if later - {_UPDATE}:
+            return None
+        rows_ok = _UPDATE not in prefix and not later
     return CopyPlan(row["sess"], total, asked, seq, prefix, rows_ok)
 
 
-def _found_in(fh: BinaryIO, needle: bytes, chunk: int = 1 << 20) -> bool:
-    """Whether ``needle`` occurs in the rest of ``fh`` (read a chunk at a time)."""
+def _found_in(fh: BinaryIO, needles: tuple[bytes, ...], chunk: int = 1 << 20) -> set[bytes]:
+    """Which of ``needles`` occur in the rest of ``fh`` (read a chunk at a time)."""
+    found: set[bytes] = set()
+    keep = max(len(n) for n in needles)
     tail = b""
     while block := fh.read(chunk):
-        if needle in tail + block:
-            return True
-        tail = block[-len(needle):]
-    return False
+        window = tail + block
+        found.update(n for n in needles if n in window)
+        if len(found) == len(needles):
+            break
+        tail = block[-keep:]
+    return found
 
 
 def copy_lines(prefix: bytes, *, messages: int) -> Copied | None:

@@ -1,0 +1,82 @@
+"""Fork where it meets the queue, steers and rewind: it copies exactly the first SEQ
+messages ``history`` shows, never a call without its result, never a rewound branch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mttui.session.service import SessionService
+from tests.support.fake_openai import FakeOpenAI, text, tools
+from tests.support.resume import check, cli, codes
+from tests.support.timetravel import run_json
+
+
+def _env(fake: FakeOpenAI) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": "sk-test"}
+
+
+def _history(home: Path, project: Path, sid: str) -> list[dict[str, Any]]:
+    return list(run_json(home, project, "history", sid, "--limit", "1000")["messages"])
+
+
+def _sent(fake: FakeOpenAI) -> list[str]:
+    """The non-system texts of the last request the model received."""
+    return [str(m.get("content")) for m in fake.requests[-1]["messages"]
+            if m.get("role") != "system"]
+
+
+def _queued_session(home: Path, project: Path, fake: FakeOpenAI) -> str:
+    """hello (1-2), a queued input (3-4), a tool turn (5-8), a last exchange (9-10)."""
+    fake.add(text("hi"), text("got the queued one"),
+             tools([("s1", "shell", {"command": "echo one > one.txt"})]), text("ran"),
+             text("last"))
+    env = _env(fake)
+    assert cli(home, project, "exec", "hello", **env).returncode == 0
+    sid = SessionService(home, project).resolve("last").id
+    assert cli(home, project, "queue", "add", sid, "queued via cli").returncode == 0
+    assert cli(home, project, "queue", "resume", sid, **env).returncode == 0
+    for prompt in ("run it", "and then"):
+        r = cli(home, project, "exec", "--session", sid, "--approve", "all", prompt, **env)
+        assert r.returncode == 0, r.stderr
+    return sid
+
+
+def test_fork_after_a_queued_input_copies_exactly_seq_messages(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    sid = _queued_session(home, project, fake_openai)
+    source = _history(home, project, sid)
+    assert [m["role"] for m in source[4:8]] == ["user", "assistant", "tool", "assistant"]
+    for at in (5, 8, 10):
+        forked = run_json(home, project, "fork", sid, "--at", str(at))
+        assert forked["messages"] == at and forked["adjusted_from"] is None
+        copied = _history(home, project, forked["session_id"])
+        assert [(m["id"], m["role"]) for m in copied] == [
+            (m["id"], m["role"]) for m in source[:at]]
+        assert "transcript_incomplete" not in codes(check(home, project,
+                                                         forked["session_id"]))
+    # inside the tool batch (the call at 6, its result at 7): back to before the call
+    forked = run_json(home, project, "fork", sid, "--at", "6")
+    assert (forked["messages"], forked["adjusted_from"]) == (5, 6)
+
+
+def test_fork_after_a_rewind_never_brings_the_rewound_turn_back(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    sid = _queued_session(home, project, fake_openai)
+    run_json(home, project, "rewind", sid, "--to", "5", "--conversation", "--yes")
+    fake_openai.add(text("after rewind"), text("in the fork"), text("in the fork 2"))
+    env = _env(fake_openai)
+    r = cli(home, project, "exec", "--session", sid, "another way", **env)
+    assert r.returncode == 0, r.stderr
+    live = _sent(fake_openai)
+    assert "run it" not in live and "hello" in live
+    for args in ((), ("--at", "4")):  # the last message, and a point before the branch
+        forked = run_json(home, project, "fork", sid, *args)
+        r = cli(home, project, "exec", "--session", forked["session_id"], "go on", **env)
+        assert r.returncode == 0, r.stderr
+        seen = _sent(fake_openai)
+        assert "run it" not in seen and "and then" not in seen and "ran" not in seen, seen
+        assert "queued via cli" in seen
+        assert ("another way" in seen) == (not args)

@@ -23,7 +23,7 @@ from mttui.session.errors import MttuiError
 from mttui.session.models import SessionInfo
 from mttui.session.records import new_id
 from mttui.session.service import SessionService
-from mttui.session.snapshots import ShadowRepo, git_available
+from mttui.session.snapshots import ShadowRepo, ToolsRunning, git_available, own_outputs
 from mttui.session.timeline import RewindOp, Timeline, read_timeline
 from mttui.session.transcript import Transcript, fold
 from mttui.session.writer import SessionWriter
@@ -146,7 +146,14 @@ def rewind_open(writer: SessionWriter, service: SessionService, settings: Settin
     op = new_id("rw")
     ref_to = _snapshot_ref(s, to_seq) if code else None
     if ref_to is not None:
-        _restore(writer, s.repo, ref_to, op, result, undoes=None)
+        # a rewind that a crash left half-done: its undo must give back the files as they
+        # were before *it*, not the half-rewound tree this one starts from
+        half = s.timeline.incomplete()
+        first = ""
+        if half is not None and half.start is not None and half.undo_of is None:
+            first = str(half.start.get("undo_to") or half.start.get("ref_from") or "")
+        _restore(writer, s.repo, ref_to, op, result, undoes=None, conversation=conversation,
+                 undo_to=first if first and s.repo.has(first) else None)
     if conversation:
         rec: Record = {"type": "rewind", "to_seq": to_seq,
                        "to_message_id": str(target.get("id") or ""),
@@ -171,7 +178,10 @@ def undo_open(writer: SessionWriter, service: SessionService, settings: Settings
     """The undo on a session this process holds open."""
     info = info or service.get(writer.session_id)
     s = _load(service, info)
-    last: RewindOp | None = s.timeline.last_undoable()
+    # an undo a crash left half-done is finished (its rewind already counts as undone)
+    half = s.timeline.incomplete()
+    redo = half.undo_of if half is not None else None
+    last: RewindOp | None = s.timeline.op(redo) if redo else s.timeline.last_undoable()
     if last is None:
         raise RewindRefused(f"session {info.id} has no rewind to undo")
     done = last.rewind
@@ -179,10 +189,11 @@ def undo_open(writer: SessionWriter, service: SessionService, settings: Settings
                           done is not None, last.start is not None, False)
     op = new_id("rw")
     if last.start is not None:
-        ref_to = str(last.start.get("ref_from") or "")
+        ref_to = str(last.start.get("undo_to") or last.start.get("ref_from") or "")
         if not s.repo.has(ref_to):
             raise RewindRefused(f"the snapshot {ref_to} of that rewind is gone")
-        _restore(writer, s.repo, ref_to, op, result, undoes=last.op)
+        _restore(writer, s.repo, ref_to, op, result, undoes=last.op,
+                 conversation=done is not None)
     if done is not None:
         count = len(s.transcript.messages)
         rec: Record = {"type": "rewind", "undo": True, "to_seq": done.get("to_seq", 0),
@@ -198,15 +209,24 @@ def undo_open(writer: SessionWriter, service: SessionService, settings: Settings
 
 
 def _restore(writer: SessionWriter, repo: ShadowRepo, ref_to: str, op: str,
-             result: RewindResult, *, undoes: str | None) -> None:
-    safety = repo.snapshot("before rewind")
-    extra = {"undoes": undoes} if undoes else {}
-    writer.append("rewind_start", ref_from=safety.ref, ref_to=ref_to, op=op, **extra)
-    changes = repo.restore(safety.ref, ref_to)
+             result: RewindResult, *, undoes: str | None, conversation: bool = False,
+             undo_to: str | None = None) -> None:
+    extra: dict[str, object] = {"undoes": undoes} if undoes else {}
+    if conversation:  # the ``rewind`` record is due after the files (a crash warns)
+        extra["conversation"] = True
+    if undo_to:
+        extra["undo_to"] = undo_to
+    try:
+        with repo.tools_quiet():  # no tool of another session changes files meanwhile
+            safety = repo.snapshot("before rewind")
+            writer.append("rewind_start", ref_from=safety.ref, ref_to=ref_to, op=op, **extra)
+            changes = repo.restore(safety.ref, ref_to, protect=own_outputs())
+    except ToolsRunning as exc:
+        raise RewindRefused(str(exc)) from None
     writer.append("rewind_end", files_restored=changes.restored,
                   files_deleted=changes.deleted, op=op)
     result.files_restored, result.files_deleted = changes.restored, changes.deleted
-    result.undo_ref = safety.ref
+    result.undo_ref = undo_to or safety.ref
 
 
 def _reseed(writer: SessionWriter, s: _Session, settings: Settings, rec: Record,

@@ -128,18 +128,19 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
             if entry["status"] == "approved":
                 if entry["tool_name"] == "shell":
                     sandbox_notice(ctx, emit)
-                ctx.run_journal.dispatch(emit, run_id, entry, turn)  # fsynced before the effect
-                res = execute_tool(
-                    ctx.project,
-                    entry["tool_name"],
-                    entry["arguments"],
-                    stop=ctx.stop,
-                    grace=ctx.grace,
-                    progress=ctx.tool_progress,
-                    call_id=entry["call_id"],
-                    sandbox=ctx.sandbox,
-                    extra=ctx.mcp,
-                )
+                with ctx.run_journal.tool_activity(entry["tool_name"]):
+                    ctx.run_journal.dispatch(emit, run_id, entry, turn)  # fsynced first
+                    res = execute_tool(
+                        ctx.project,
+                        entry["tool_name"],
+                        entry["arguments"],
+                        stop=ctx.stop,
+                        grace=ctx.grace,
+                        progress=ctx.tool_progress,
+                        call_id=entry["call_id"],
+                        sandbox=ctx.sandbox,
+                        extra=ctx.mcp,
+                    )
                 status, text = res.status, res.output
             elif entry["status"] == "denied":
                 status, text = "denied", entry.get("error_msg") or MESSAGES_DENIED

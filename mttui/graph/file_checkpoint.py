@@ -79,8 +79,9 @@ class FileCheckpointer:
 
 
 def file_checkpoints(writer: SessionWriter, project: Path, checkpoints_path: Path
-                     ) -> BeforeDispatch:
-    """The journal's ``before_dispatch`` hook for a session whose checkpoint db is
-    ``checkpoints_path`` (``$MTTUI_HOME/history/<hash>/checkpoints.sqlite``)."""
+                     ) -> FileCheckpointer:
+    """The file checkpointer of a session whose checkpoint db is ``checkpoints_path``
+    (``$MTTUI_HOME/history/<hash>/checkpoints.sqlite``): its ``before_dispatch`` is the
+    journal's hook, its repository's ``tool_running`` the journal's activity guard."""
     home = Path(checkpoints_path).parent.parent.parent
-    return FileCheckpointer(writer, project, home).before_dispatch
+    return FileCheckpointer(writer, project, home)

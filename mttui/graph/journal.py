@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from mttui.session.writer import SessionWriter
 
 from .events import Compressed, Emit, MessageAdded, ToolDispatched, ToolFinished, UsageUpdated
 from .messages import arguments_sha256
+from .tools import risk_of
 
 
 class Journal:
@@ -31,6 +33,15 @@ class Journal:
         # called before each tool_dispatch is written (file checkpoints, timetravel.md)
         # (emit, run_id, tool_name, the turn's user message id)
         self.before_dispatch: Callable[[Emit, str, str, str], None] | None = None
+        # held from a side-effecting call's snapshot to its outcome (no rewind meanwhile)
+        self.activity: Callable[[], AbstractContextManager[None]] | None = None
+
+    def tool_activity(self, tool_name: str) -> AbstractContextManager[None]:
+        """Around a call's dispatch and run: another session's code rewind is refused
+        while a tool that is not low risk may change the project."""
+        if self.activity is None or risk_of(tool_name) == "low":
+            return nullcontext()
+        return self.activity()
 
     def message(self, emit: Emit, record: dict[str, Any], *, estimated: bool = False) -> None:
         self.writer.append("transcript_message", message=record)

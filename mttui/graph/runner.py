@@ -72,8 +72,9 @@ class Runner:
         self.remembered: set[str] = set(facts.remembered)
         self.approvals = ApprovalLedger(written=set(facts.requests))
         self.steers: SteerSource | None = None  # see attach_steers
-        self.journal.before_dispatch = file_checkpoints(writer, self.project,
-                                                        self.checkpoints_path)
+        snapshots = file_checkpoints(writer, self.project, self.checkpoints_path)
+        self.journal.before_dispatch = snapshots.before_dispatch
+        self.journal.activity = snapshots.repo.tool_running
         self._announcer = Announcer(self.project)  # the AGENTS.md files last announced
         self._mcp: McpManager | None = None  # the MCP servers, started by prepare()
         self.tool_progress: ToolProgress | None = None  # see attach_progress

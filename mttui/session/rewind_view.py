@@ -9,7 +9,7 @@ the rewound branch in between. The abandoned messages stay in the history.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from .record_types import Compression, Message, Record
@@ -34,7 +34,9 @@ class RewindState:
     stack: list[_Saved] = field(default_factory=list)
     unresolved: bool = False  # a rewind to a message this fold does not hold
     count: int = 0
-    open_start: Record | None = None  # a ``rewind_start`` without its ``rewind_end``
+    # a ``rewind_start`` without its ``rewind_end`` — or, for a rewind of both, without
+    # its ``rewind`` record (the files went back, the conversation did not)
+    open_start: Record | None = None
     clears: list[int] = field(default_factory=list)  # positions of ``session_clear`` records
     cleared_from: int = 0  # the model sees nothing before this position (``/clear``)
 
@@ -42,8 +44,13 @@ class RewindState:
         self.open_start = rec
 
     def ended(self, rec: Record) -> None:
-        if self.open_start is not None and self.open_start.get("op") == rec.get("op"):
-            self.open_start = None
+        start = self.open_start
+        if start is not None and start.get("op") == rec.get("op"):
+            if start.get("conversation"):
+                # the files are back; the ``rewind`` record is still due
+                self.open_start = cast("Record", {**start, "files_done": True})
+            else:
+                self.open_start = None
 
     def clear(self, position: int) -> None:
         """A ``session_clear`` at ``position``: the model starts from nothing there."""
@@ -54,6 +61,8 @@ class RewindState:
               after_from: int) -> tuple[Compression | None, int]:
         """Apply one ``rewind`` record; returns the compression state to use from now on."""
         self.count += 1
+        if self.open_start is not None and self.open_start.get("op") == rec.get("op"):
+            self.open_start = None
         if rec.get("undo"):
             if not self.stack:
                 return compression, after_from

@@ -60,7 +60,11 @@ class RewindOp:
 
     @property
     def incomplete(self) -> bool:
-        return self.start is not None and self.end is None
+        """Started and never ended, or a rewind of both whose files went back and whose
+        conversation did not (a crash before its ``rewind`` record)."""
+        if self.start is None:
+            return False
+        return self.end is None or bool(self.start.get("conversation")) and self.rewind is None
 
 
 @dataclass
@@ -76,11 +80,14 @@ class Timeline:
                 return op
         return None
 
+    def op(self, op_id: str) -> RewindOp | None:
+        return next((op for op in self.ops if op.op == op_id), None)
+
     def incomplete(self) -> RewindOp | None:
-        """The newest code rewind that started and never ended (a crash in between)."""
+        """The newest code rewind, if a crash left it half-done (see ``RewindOp.incomplete``)."""
         for op in reversed(self.ops):
             if op.start is not None:
-                return op if op.end is None else None
+                return op if op.incomplete else None
         return None
 
     def abandoned_seqs(self) -> set[int]:

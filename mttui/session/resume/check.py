@@ -316,6 +316,7 @@ def warn_rewind(plan: ResumePlan, facts: LogFacts) -> None:
     start = facts.rewind_open
     if start is not None:
         ref_from, ref_to = start.get("ref_from"), start.get("ref_to")
-        plan.warn("rewind_incomplete", f"a rewind of the files stopped half-way (from {ref_from} "
-                  f"to {ref_to}); finish it with `mttui rewind {plan.session_id} --undo` or by "
-                  "repeating the rewind")
+        what = ("the files were rewound but the conversation was not" if start.get("files_done")
+                else "a rewind of the files stopped half-way")
+        plan.warn("rewind_incomplete", f"{what} (from {ref_from} to {ref_to}); finish it with "
+                  f"`mttui rewind {plan.session_id} --undo` or by repeating the rewind")

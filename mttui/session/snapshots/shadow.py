@@ -16,12 +16,13 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..paths import ensure_dir, project_hash
+from ..paths import config_file, ensure_dir, project_hash
 from .git import GitError, git_env, run_git
+from .guard import is_protected, tool_running, tools_quiet
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 REF = "refs/heads/snapshots"
@@ -92,8 +93,22 @@ class ShadowRepo:
         self._git("config", "core.untrackedCache", "true")
         self._git("config", "core.fsmonitor", "false")
 
+    def _own_dirs(self) -> list[str]:
+        """mttui's own directories inside the project (the data home with its logs and
+        snapshots, the config dir): never snapshotted, never restored."""
+        out = []
+        for path in (self.home, config_file().parent):
+            try:
+                rel = Path(path).resolve().relative_to(self.project)
+            except (OSError, ValueError):
+                continue
+            out.append("" if str(rel) == "." else rel.as_posix())
+        return out
+
     def _sync_excludes(self) -> None:
-        """The project's ``.git/info/exclude`` (if any) as the shadow's own."""
+        """The project's ``.git/info/exclude`` (if any) and mttui's own directories as the
+        shadow's excludes; attributes that make git store and check out every file's bytes
+        as they are (the project's ``.gitattributes`` may ask for eol or filter changes)."""
         src = self.project / ".git" / "info" / "exclude"
         text = b""
         try:
@@ -101,14 +116,10 @@ class ShadowRepo:
                 text = src.read_bytes()
         except OSError:
             text = b""
-        dst = self.git_dir / "info" / "exclude"
-        try:
-            current = dst.read_bytes()
-        except OSError:
-            current = None
-        if current != text:
-            ensure_dir(dst.parent)
-            dst.write_bytes(text)
+        own = "".join(f"/{_glob_escape(rel)}/\n" for rel in self._own_dirs() if rel)
+        _write_if_changed(self.git_dir / "info" / "exclude",
+                          text + b"\n# mttui's own files\n" + own.encode())
+        _write_if_changed(self.git_dir / "info" / "attributes", _RAW_ATTRIBUTES)
 
     def _big(self, rel: str) -> bool:
         try:
@@ -140,12 +151,18 @@ class ShadowRepo:
             changed: list[str] = []
             untrack: list[str] = []
             skipped: list[str] = []
+            own = self._own_dirs()
             for entry in status.split(b"\0"):
                 if len(entry) < 4:
                     continue
                 code, rel = entry[:2].decode(), os.fsdecode(entry[3:])
+                if _under(rel, own):  # re-included by a .gitignore's "!", or an old snapshot
+                    if code != "??":
+                        untrack.append(rel)
+                    continue
                 if rel.endswith("/"):
-                    continue  # a nested repository: never added
+                    skipped.append(rel)  # a nested repository: not in the snapshot, said so
+                    continue
                 if self._big(rel):
                     skipped.append(rel)
                     if code != "??":
@@ -217,12 +234,18 @@ class ShadowRepo:
                       check=False)
         return out.decode("utf-8", "replace")
 
-    def restore(self, ref_from: str, ref_to: str) -> Changes:
+    def restore(self, ref_from: str, ref_to: str,
+                protect: frozenset[tuple[int, int]] = frozenset()) -> Changes:
         """Bring the files from snapshot ``ref_from`` (the tree now) to ``ref_to``:
         changed and deleted files get their content back, created ones are removed.
-        Ignored and skipped files are never touched."""
+        Ignored and skipped files, mttui's own and the files ``protect`` names
+        (``(st_dev, st_ino)``: the rewind's own output) are never touched."""
         with self._locked():
-            changes = self.diff_between(ref_from, ref_to)
+            self._sync_excludes()
+            found = self.diff_between(ref_from, ref_to)
+            changes = Changes(
+                [p for p in found.restored if not is_protected(self.project / p, protect)],
+                [p for p in found.deleted if not is_protected(self.project / p, protect)])
             if changes.restored:
                 for rel in changes.restored:
                     _clear_way(self.project, rel)
@@ -239,9 +262,22 @@ class ShadowRepo:
         if not self.has(ref):
             raise GitError(f"no snapshot {ref}")
 
+    def tool_running(self) -> AbstractContextManager[None]:
+        """Held while a side-effecting tool may change the project (see ``guard``)."""
+        return tool_running(self.git_dir)
+
+    def tools_quiet(self) -> AbstractContextManager[None]:
+        """Held by a code rewind; raises ``ToolsRunning`` when a tool runs."""
+        return tools_quiet(self.git_dir)
+
     def _filter(self, restored: list[str], deleted: list[str], ref: str) -> Changes:
-        keep = [p for p in restored if _inside(p) and not self._big(p)]
-        gone = [p for p in deleted if _inside(p) and not self._big(p)]
+        own = self._own_dirs()
+
+        def ok(p: str) -> bool:
+            return _inside(p) and not self._big(p) and not _under(p, own)
+
+        keep = [p for p in restored if ok(p)]
+        gone = [p for p in deleted if ok(p)]
         ignored = self._ignored_in(ref, gone) if gone else set()
         gone = [p for p in gone if p not in ignored]
         return Changes(sorted(set(keep)), sorted(set(gone)))
@@ -281,6 +317,29 @@ def _split_diff(out: bytes, *, reverse: bool) -> tuple[list[str], list[str]]:
         elif status == "D":
             (restored if reverse else deleted).append(rel)
     return restored, deleted
+
+
+# $GIT_DIR/info/attributes wins over every .gitattributes of the work tree
+_RAW_ATTRIBUTES = b"* -text -filter -ident -working-tree-encoding -export-subst\n"
+
+
+def _glob_escape(rel: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\!# " else c for c in rel)
+
+
+def _under(rel: str, dirs: list[str]) -> bool:
+    """Whether ``rel`` is inside one of ``dirs`` (``""``: the project itself is one)."""
+    return any(d == "" or rel == d or rel.startswith(d + "/") for d in dirs)
+
+
+def _write_if_changed(dst: Path, data: bytes) -> None:
+    try:
+        current = dst.read_bytes()
+    except OSError:
+        current = None
+    if current != data:
+        ensure_dir(dst.parent)
+        dst.write_bytes(data)
 
 
 def _nul(paths: list[str]) -> bytes:

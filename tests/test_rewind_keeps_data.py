@@ -211,3 +211,23 @@ def test_a_rewind_of_both_killed_before_its_conversation_part_is_warned(
     rewind(service, offline(), sid, 1, conversation=True, code=True)
     assert "rewind_incomplete" not in codes(check(home, project, sid))
     os.sync()
+
+
+def test_a_conversation_rewind_past_a_pending_approval_leaves_a_clean_resume(
+    home: Path, service: SessionService, project: Path
+) -> None:
+    handle = SessionHandle.create(service, offline(), "go")
+    try:
+        list(handle.run("hello"))
+        list(handle.run("!echo hi > y.txt"))  # waits for approval; then the user rewinds
+        assert handle.waiting_approval() is not None
+        sid = handle.session_id
+    finally:
+        handle.close()
+    rewind(service, offline(), sid, 3, conversation=True, code=False)
+    plan = check(home, project, sid)
+    assert (plan["mode"], codes(plan), plan["pending_approval"]) == ("execution", [], None)
+    undo_rewind(service, offline(), sid)  # the exchange comes back complete
+    plan = check(home, project, sid)
+    assert (plan["mode"], codes(plan), plan["dangling_tool_calls"]) == ("execution", [], [])
+    assert not (project / "y.txt").exists()

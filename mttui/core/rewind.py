@@ -30,7 +30,7 @@ from mttui.session.writer import SessionWriter
 
 if TYPE_CHECKING:
     from mttui.config import Settings
-    from mttui.session.record_types import Record
+    from mttui.session.record_types import Message, Record
 
     from .handle import SessionHandle
 
@@ -155,12 +155,36 @@ def rewind_open(writer: SessionWriter, service: SessionService, settings: Settin
         _restore(writer, s.repo, ref_to, op, result, undoes=None, conversation=conversation,
                  undo_to=first if first and s.repo.has(first) else None)
     if conversation:
+        _close_approvals(writer, s)
         rec: Record = {"type": "rewind", "to_seq": to_seq,
                        "to_message_id": str(target.get("id") or ""),
                        "abandoned_from_seq": to_seq,
                        "abandoned_to_seq": len(s.transcript.messages)}
         result.thread_id = _reseed(writer, s, settings, rec, op)
     return result
+
+
+def _close_approvals(writer: SessionWriter, s: _Session) -> None:
+    """An approval still awaited is denied before its call leaves the view, as a deny by
+    the user is (decision, outcome, tool result): the new thread holds no interrupt to
+    ask it again, and an undo brings the exchange back complete."""
+    reason = "the conversation was rewound before this call"
+    for request_id, request in list(s.transcript.open_requests.items()):
+        calls = request.get("tool_calls") or []
+        items: list[tuple[str, dict[str, object]]] = [("approval_decision", {
+            "request_id": request_id, "decisions": {c.get("call_id", ""): "deny" for c in calls},
+            "reason": reason})]
+        for c in calls:
+            message: Message = {"id": new_id("msg"), "role": "tool", "status": "sent",
+                                "content": f"denied: {reason}; it was not run",
+                                "tool_call_id": c.get("call_id", ""),
+                                "name": c.get("tool_name", "")}
+            items.append(("tool_outcome", {"run_id": request.get("run_id", ""),
+                                           "call_id": c.get("call_id", ""), "status": "denied"}))
+            items.append(("transcript_message", {"message": dict(message)}))
+            s.transcript.messages.append(message)
+        writer.append_many(items)
+        s.transcript.open_requests.pop(request_id, None)
 
 
 def undo_rewind(service: SessionService, settings: Settings, ref: str) -> RewindResult:

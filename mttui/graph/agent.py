@@ -127,7 +127,9 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
             if entry["status"] == "approved":
                 if entry["tool_name"] == "shell":
                     sandbox_notice(ctx, emit)
-                ctx.run_journal.dispatch(emit, run_id, entry)  # fsynced before the side effect
+                real = ctx.mcp.route(entry["tool_name"]) if ctx.mcp is not None and entry[
+                    "tool_name"].startswith("mcp__") else None
+                ctx.run_journal.dispatch(emit, run_id, entry, real)  # fsynced before the effect
                 res = execute_tool(
                     ctx.project,
                     entry["tool_name"],

@@ -4,7 +4,7 @@
 
 - tools named ``repo.search``, with an ESC, a newline, a space, a slash, 200
   characters and non-ASCII letters (all legal in MCP), and a plain ``add``;
-- ``hang`` never answers; ``big(size)`` answers ``size`` bytes of text;
+- ``hang`` never answers (it blocks the whole server); ``big(size)`` answers ``size`` bytes of text;
 - ``--junk`` prints lines that are not JSON-RPC on stdout before the first message
   and from a tool (``noisy``); ``--reverse`` registers the tools in reverse order.
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 from mcp.server.fastmcp import FastMCP
 
 ODD_NAMES = ["repo.search", "esc\x1b[31mred", "line\nbreak", "with space", "a/b",
@@ -47,9 +47,9 @@ def build(reverse: bool) -> FastMCP:
         _count("add")
         return f"sum={a + b}"
 
-    async def hang() -> str:
+    def hang() -> str:
         _count("hang")
-        await anyio.sleep(3600)
+        time.sleep(3600)  # blocks the whole server: it reads no more, not even stdin's end
         return "never"
 
     def big(size: int) -> str:

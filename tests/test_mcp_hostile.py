@@ -19,10 +19,9 @@ from typing import Any
 from mttui.session.service import SessionService
 from tests.support.fake_openai import FakeOpenAI, slow, text, tools
 from tests.support.logs import records
-from tests.support.mcp_hostile import ODD_NAMES
+from tests.support.mcp_hostile import HOSTILE, ODD_NAMES
 from tests.support.resume import cli, env, json_events
 
-HOSTILE = Path(__file__).parent / "support" / "mcp_hostile.py"
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 

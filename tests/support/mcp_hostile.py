@@ -17,10 +17,12 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from mcp.server.fastmcp import FastMCP
 
+HOSTILE = Path(__file__)
 ODD_NAMES = ["repo.search", "esc\x1b[31mred", "line\nbreak", "with space", "a/b",
              "x" * 200, "naïve_café"]
 

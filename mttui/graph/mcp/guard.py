@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
             continue
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     os.killpg(0, signal.SIGTERM)  # what the server left behind in its group
-    return os.waitstatus_to_exitcode(status) if status >= 0 else 1
+    return os.waitstatus_to_exitcode(status)  # -N: killed by signal N
 
 
 if __name__ == "__main__":

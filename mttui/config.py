@@ -334,8 +334,14 @@ def _mcp_servers(table: Any, path: Path) -> dict[str, dict[str, Any]]:
         enabled = server.get("enabled", True)
         if not isinstance(enabled, bool):
             raise ConfigError(f"invalid {where}: enabled must be true or false")
+        timeout = server.get("timeout", 120)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (
+                0 < timeout <= 86400):
+            raise ConfigError(f"invalid {where}: timeout must be seconds (0 < timeout "
+                              "<= 86400)")
         out[name] = {"command": server.get("command"), "args": list(args), "env": dict(env),
-                     "url": server.get("url"), "trust": trust, "enabled": enabled}
+                     "url": server.get("url"), "trust": trust, "enabled": enabled,
+                     "timeout": float(timeout)}
     return out
 
 

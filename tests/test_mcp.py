@@ -109,10 +109,11 @@ def test_mcp_json_lists_servers(home: Path, project: Path) -> None:
     assert r.returncode == 0, r.stderr
     servers = json.loads(r.stdout)["servers"]
     assert servers[0] == {"name": "calc", "state": "ok", "error": None,
-                          "tools": ["add", "env_probe", "slow"]}
+                          "tools": ["add", "env_probe", "slow"], "aliases": {}}
     assert servers[1]["name"] == "broken" and servers[1]["state"] == "error"
     assert "cannot start" in servers[1]["error"]
-    assert servers[2] == {"name": "off", "state": "disabled", "error": None, "tools": []}
+    assert servers[2] == {"name": "off", "state": "disabled", "error": None, "tools": [],
+                          "aliases": {}}
     assert call_lines(home.parent / "calls.txt") == []  # listing calls nothing
     human = cli(home, project, "mcp", MTTUI_CONFIG=str(config))
     assert "calc" in human.stdout and "add, env_probe, slow" in human.stdout

@@ -37,6 +37,10 @@ def test_stop_cancels_a_running_call(project: Path) -> None:
         manager.close()
 
 
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()[1])
+
+
 def _running(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][:1] != "Z"
@@ -50,13 +54,14 @@ def test_a_server_that_dies_is_one_warning(project: Path) -> None:
         assert manager.take_warnings() == []
         pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
         killed: list[int] = []
-        for pid in pids:  # the server: a child of this process running mcp_server.py
+        for pid in pids:  # the server: mcp_server.py, a child of the guard this process ran
             try:
                 cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+                parent = _parent(pid)
             except OSError:
                 continue
-            if str(SERVER).encode() in cmd and int(stat[1]) == os.getpid():
+            if (str(SERVER).encode() in cmd and b"guard.py" not in cmd
+                    and _parent(parent) == os.getpid()):
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
         assert killed

@@ -14,6 +14,7 @@ from .output import clip, emit_json, table, visible
 
 def cmd_mcp(args: argparse.Namespace, service: SessionService) -> int:
     from mttui.core.mcp import mcp_status
+    from mttui.graph.mcp.names import shown
 
     settings = settings_from(args)
     states = mcp_status(settings, service.project)
@@ -24,8 +25,12 @@ def cmd_mcp(args: argparse.Namespace, service: SessionService) -> int:
         print("no MCP servers configured (add [mcp_servers.NAME] to config.toml)")
         return Exit.OK
     rows = []
+    renamed: list[str] = []
     for s in states:
-        detail = s.error or (", ".join(s.tools) if s.tools else "(no tools)")
+        detail = s.error or (", ".join(shown(t) for t in s.tools) if s.tools else "(no tools)")
         rows.append([s.name, s.state, s.trust, clip(detail, 80)])
+        renamed += [f"  {alias} = {shown(tool)}" for tool, alias in s.aliases().items()]
     print(visible(table(["SERVER", "STATE", "TRUST", "TOOLS / ERROR"], rows)))
+    if renamed:  # names the model cannot be given: it sees these instead
+        print(visible("\n".join(["offered to the model as:", *renamed])))
     return Exit.OK

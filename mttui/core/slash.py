@@ -228,8 +228,12 @@ def _mcp(ctx: SlashContext, args: str) -> SlashOutcome:
     if not states:
         return SlashOutcome("mcp", "no MCP servers configured ([mcp_servers.NAME] in "
                             "config.toml)", action="mcp")
+    from mttui.graph.mcp.names import shown
+
     lines = [f"{s.name}: {s.state}" + (f" ({s.error})" if s.error else "")
-             + (f" — {', '.join(s.tools)}" if s.tools else "") for s in states]
+             + (f" — {', '.join(shown(t) for t in s.tools)}" if s.tools else "")
+             + "".join(f"\n  {alias} = {shown(t)}" for t, alias in s.aliases().items())
+             for s in states]
     return SlashOutcome("mcp", "\n".join(lines), action="mcp",
                         data={"servers": [s.as_json() for s in states]})
 

@@ -128,8 +128,10 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
             if entry["status"] == "approved":
                 if entry["tool_name"] == "shell":
                     sandbox_notice(ctx, emit)
+                real = ctx.mcp.route(entry["tool_name"]) if ctx.mcp is not None and entry[
+                    "tool_name"].startswith("mcp__") else None
                 with ctx.run_journal.tool_activity(entry["tool_name"]):
-                    ctx.run_journal.dispatch(emit, run_id, entry, turn)  # fsynced first
+                    ctx.run_journal.dispatch(emit, run_id, entry, turn, real)  # fsynced first
                     res = execute_tool(
                         ctx.project,
                         entry["tool_name"],

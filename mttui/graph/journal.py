@@ -57,17 +57,22 @@ class Journal:
         self.writer.append("compression", **record)
         emit(event)
 
-    def dispatch(self, emit: Emit, run_id: str, call: dict[str, Any], turn: str = "") -> None:
+    def dispatch(self, emit: Emit, run_id: str, call: dict[str, Any], turn: str = "",
+                 mcp: tuple[str, str] | None = None) -> None:
         """Fsync ``tool_dispatch``; only then is the caller allowed to start the tool.
-        ``turn``: the id of the user message whose turn this call belongs to."""
+        ``turn``: the id of the user message whose turn this call belongs to; ``mcp``: the
+        server and real tool name of an MCP call (``mcp_server`` and ``mcp_tool`` in the
+        record: ``tool_name`` may be an alias)."""
         if self.before_dispatch is not None:
             self.before_dispatch(emit, run_id, call["tool_name"], turn)
+        extra = {"mcp_server": mcp[0], "mcp_tool": mcp[1]} if mcp else {}
         self.writer.append(
             "tool_dispatch",
             run_id=run_id,
             call_id=call["call_id"],
             tool_name=call["tool_name"],
             arguments_sha256=arguments_sha256(call["arguments"]),
+            **extra,
         )
         self.stats.tool_calls += 1
         self.open_dispatches.add(call["call_id"])

@@ -40,10 +40,13 @@ def route_calls(ctx: GraphContext, run_id: str | None, last: BaseMessage) -> dic
             "result": None,
             "error_msg": None,
         }
+        real = ctx.mcp.real_name(call["name"]) if ctx.mcp is not None and call[
+            "name"].startswith("mcp__") else None  # rules name an aliased tool by its real name
         verdict, rule = ("cancel", None) if stopped else decide_call(
             call["name"], call["args"], ctx.approval, ctx.remembered,
             rules=ctx.rules.current() if ctx.rules is not None else None,
-            project=ctx.project, risk=ctx.risks.get(call["name"]), sandboxed=ctx.sandboxed)
+            project=ctx.project, risk=ctx.risks.get(call["name"]), sandboxed=ctx.sandboxed,
+            also=real)
         if verdict == "cancel":
             entry["status"] = "cancelled"
         elif verdict == "deny":

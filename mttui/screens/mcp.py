@@ -17,6 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
+from mttui.graph.mcp.names import shown
 from mttui.widgets.text import literal
 
 from .dialogs import DIALOG_CSS
@@ -45,8 +46,13 @@ def server_lines(states: list[ServerState]) -> Text:
         if s.error:
             out.append(f"  {literal(s.error)}\n", style="red")
         elif s.tools:
-            names = ", ".join(f"mcp__{s.name}__{t}" for t in s.tools)
-            out.append(f"  {literal(names)}\n")
+            renamed = s.aliases()
+            names = ", ".join(f"mcp__{s.name}__{t}" for t in s.tools if t not in renamed)
+            if names:
+                out.append(f"  {literal(names)}\n")
+            for tool, alias in renamed.items():  # offered under a valid name: say which
+                out.append(f"  {alias}", style="")
+                out.append(f"  (real name: {literal(shown(tool))})\n", style="dim")
         elif s.state == "ok":
             out.append("  (no tools)\n", style="dim")
     return out

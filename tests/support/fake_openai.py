@@ -4,7 +4,10 @@ Each request takes the next scripted reply (``text``, ``tools``, ``error``,
 ``slow``, ``hang``); when the script is empty it answers ``"ok"``. Streaming
 follows the chunk format of stack-notes.md, with a usage chunk when the request
 asks for it (``stream_options.include_usage``). Every request body is kept in
-``requests`` so tests can assert on what the model saw. ``closed_port_url``: a URL
+``requests`` so tests can assert on what the model saw. With ``strict_names`` set, a
+request naming a function against OpenAI's pattern (``^[a-zA-Z0-9_-]{1,64}$``, in
+``tools`` or in a message's ``tool_calls``) gets OpenAI's HTTP 400 and takes no reply
+from the script (kept in ``rejected``). ``closed_port_url``: a URL
 where nothing listens (connection refused). Fixtures ``fake_openai`` and
 ``closed_port`` are in conftest.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import select
 import socket
 import threading
@@ -68,6 +72,8 @@ class FakeOpenAI:
         self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()  # guards script and requests (the server is threaded)
         self.disconnects = 0  # "hang" replies whose client closed the connection early
+        self.strict_names = False  # refuse invalid function names as OpenAI does
+        self.rejected: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -116,6 +122,16 @@ class FakeOpenAI:
                 if not self.path.endswith("/chat/completions"):
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
+                bad = bad_names(body) if fake.strict_names else []
+                if bad:
+                    with fake.lock:
+                        fake.rejected.append(body)
+                    self._json(400, {"error": {
+                        "message": f"Invalid '{bad[0]}': string does not match pattern. "
+                                   "Expected a string that matches the pattern "
+                                   "'^[a-zA-Z0-9_-]{1,64}$'.",
+                        "type": "invalid_request_error", "code": "invalid_value"}})
+                    return
                 reply = fake.next_reply(body, {k.lower(): v for k, v in self.headers.items()})
                 # the client may go away mid-reply (stop, timeout)
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -158,6 +174,20 @@ class FakeOpenAI:
                 self.close_connection = True
 
         return Handler
+
+
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def bad_names(body: dict[str, Any]) -> list[str]:
+    """Where ``body`` names a function against OpenAI's pattern (``tools[3].function.name``)."""
+    out = [f"tools[{i}].function.name" for i, tool in enumerate(body.get("tools") or [])
+           if not NAME.fullmatch(str((tool.get("function") or {}).get("name", "")))]
+    for i, message in enumerate(body.get("messages") or []):
+        for j, call in enumerate(message.get("tool_calls") or []):
+            if not NAME.fullmatch(str((call.get("function") or {}).get("name", ""))):
+                out.append(f"messages[{i}].tool_calls[{j}].function.name")
+    return out
 
 
 def _base(body: dict[str, Any]) -> dict[str, Any]:

@@ -7,9 +7,10 @@ lists its tools with the adapters' ``load_mcp_tools`` and then waits until the
 manager closes (anyio's contexts must be left by the task that entered them).
 
 A server that fails to start or dies later gives one warning (:meth:`take_warnings`);
-the agent goes on without its tools. Calls are made from the worker thread with
-:meth:`call`, which honours the stop flag (the call is cancelled after the grace
-period and reported ``interrupted``).
+the agent goes on without its tools. Tools are offered under valid names
+(:mod:`.names`). Calls are made from the worker thread with :meth:`call`, which
+honours the stop flag (the call is cancelled after the grace period and reported
+``interrupted``) and the server's ``timeout``.
 """
 
 from __future__ import annotations
@@ -26,23 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from ..redact import without_secrets
+from .names import aliases, mcp_tool_name, shown, split_tool_name
 from .results import result_text
 
-PREFIX = "mcp__"
 START_TIMEOUT = 30.0
+CALL_TIMEOUT = 120.0  # seconds per call unless the server's ``timeout`` says otherwise
 POLL = 0.05
-
-
-def mcp_tool_name(server: str, tool: str) -> str:
-    return f"{PREFIX}{server}__{tool}"
-
-
-def split_tool_name(name: str) -> tuple[str, str] | None:
-    """``(server, tool)`` of ``mcp__server__tool`` (``None`` for other names)."""
-    if not name.startswith(PREFIX):
-        return None
-    server, sep, tool = name[len(PREFIX):].partition("__")
-    return (server, tool) if sep and server and tool else None
 
 
 @dataclass
@@ -56,10 +46,15 @@ class ServerState:
     trust: str = "ask"
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool -> schema
     descriptions: dict[str, str] = field(default_factory=dict)
+    offered: dict[str, str] = field(default_factory=dict)  # tool -> the name the model sees
+
+    def aliases(self) -> dict[str, str]:
+        """The tools offered under another name than ``mcp__<server>__<tool>``."""
+        return {t: n for t, n in self.offered.items() if n != mcp_tool_name(self.name, t)}
 
     def as_json(self) -> dict[str, Any]:
         return {"name": self.name, "state": self.state, "error": self.error,
-                "tools": list(self.tools)}
+                "tools": list(self.tools), "aliases": self.aliases()}
 
 
 class McpManager:
@@ -75,6 +70,7 @@ class McpManager:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._sessions: dict[str, Any] = {}
+        self._routes: dict[str, tuple[str, str]] = {}  # offered name -> (server, tool)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._closing: asyncio.Event | None = None
         self._started = False
@@ -119,6 +115,11 @@ class McpManager:
             if fut in pending:
                 self._fail(name, f"did not start within {limit:g} s")
                 self._tasks[name].cancel()
+        running = [s for s in self.states.values() if s.state == "ok"]
+        offered = aliases((s.name, t) for s in running for t in s.tools)
+        for (server, tool), alias in offered.items():
+            self.states[server].offered[tool] = alias
+            self._routes[alias] = (server, tool)
 
     async def _serve(self, name: str, ready: asyncio.Future[None]) -> None:
         from langchain_mcp_adapters.tools import load_mcp_tools
@@ -163,7 +164,12 @@ class McpManager:
             from langchain_mcp_adapters.sessions import create_session
 
             return create_session({"transport": "streamable_http", "url": str(cfg["url"])})
-        return _stdio_session(cfg, self.project, self._errlogs[name])
+        from .stdio import stdio_session
+
+        env = without_secrets(os.environ)
+        env.update({str(k): str(v) for k, v in (cfg.get("env") or {}).items()})
+        return stdio_session(cfg, env, self.project, self._errlogs[name],
+                             lambda text: self._warnings.append(f"MCP server {name} {text}"))
 
     def _why(self, exc: BaseException, name: str) -> str:
         inner = exc
@@ -203,33 +209,47 @@ class McpManager:
             if state.state != "ok":
                 continue
             for tool in state.tools:
+                alias = state.offered.get(tool) or mcp_tool_name(state.name, tool)
+                about = state.descriptions.get(tool, "")[:1024] or (
+                    f"{shown(tool)[:100]} (MCP server {state.name})")
+                if alias != mcp_tool_name(state.name, tool):  # the model learns the real name
+                    about = f"[MCP tool `{shown(tool)[:100]}` of server {state.name}] {about}"
                 out.append({"type": "function", "function": {
-                    "name": mcp_tool_name(state.name, tool),
-                    "description": state.descriptions.get(tool, "")[:1024]
-                    or f"{tool} (MCP server {state.name})",
+                    "name": alias, "description": about,
                     "parameters": state.schemas[tool]}})
         return out
 
     def risks(self) -> dict[str, str]:
-        """Risk per tool: ``trust = "read"`` is low (never asks), ``ask`` medium."""
-        return {mcp_tool_name(s.name, t): ("low" if s.trust == "read" else "medium")
-                for s in self.states.values() for t in s.tools}
+        """Risk per offered name: ``trust = "read"`` is low (never asks), ``ask`` medium."""
+        return {alias: ("low" if self.states[server].trust == "read" else "medium")
+                for alias, (server, _) in self._routes.items()}
+
+    def route(self, name: str) -> tuple[str, str] | None:
+        """``(server, tool)`` of an offered name (an alias or ``mcp__server__tool``)."""
+        return self._routes.get(name) or split_tool_name(name)
+
+    def real_name(self, name: str) -> str | None:
+        """``mcp__<server>__<tool>`` with the tool's real name, for an offered name."""
+        parts = self.route(name)
+        return mcp_tool_name(*parts) if parts else None
 
     def call(self, name: str, args: dict[str, Any], *, stop: threading.Event | None = None,
              grace: float = 2.0) -> tuple[str, str]:
         """``(status, text)`` of one call: success | error | interrupted. Starts the
         servers first if no model call did (a call approved before a restart)."""
         self.start()
-        parts = split_tool_name(name)
+        parts = self.route(name)
         session = self._sessions.get(parts[0]) if parts else None
         if parts is None or session is None or self._loop is None:
             server = parts[0] if parts else name
             why = self.states[server].error if server in self.states else "not configured"
             return "error", f"error: MCP server {server} is not running ({why or 'not started'})"
         server, tool = parts
+        limit = float(self.config[server].get("timeout") or CALL_TIMEOUT)
         future = asyncio.run_coroutine_threadsafe(session.call_tool(tool, args), self._loop)
         stop_seen: float | None = None
         task = self._tasks.get(server)
+        deadline = time.monotonic() + limit
         while True:
             try:
                 result = future.result(POLL)
@@ -246,6 +266,10 @@ class McpManager:
             if task is not None and task.done():
                 future.cancel()
                 return "error", f"error: MCP server {server} stopped during the call"
+            if time.monotonic() >= deadline:  # the server keeps running; the turn goes on
+                future.cancel()
+                return "error", (f"error: MCP call {shown(tool)[:100]} (server {server}) "
+                                 f"timed out after {limit:g} s; it was cancelled")
         status, text = result_text(result)
         return status, text
 
@@ -289,22 +313,6 @@ class McpManager:
         for log in self._errlogs.values():
             with contextlib.suppress(OSError):
                 log.close()
-
-
-@contextlib.asynccontextmanager
-async def _stdio_session(cfg: Mapping[str, Any], project: Path, errlog: Any) -> Any:
-    """A stdio session with the ``mcp`` SDK (its stderr kept out of the terminal)."""
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
-    env = without_secrets(os.environ)
-    env.update({str(k): str(v) for k, v in (cfg.get("env") or {}).items()})
-    params = StdioServerParameters(command=str(cfg["command"]),
-                                   args=[str(a) for a in cfg.get("args") or []],
-                                   env=env, cwd=str(project))
-    async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-            read, write) as session:
-        yield session
 
 
 def _closed(error: Exception) -> bool:

@@ -39,15 +39,20 @@ def decide_call(
     project: Path | None = None,
     risk: str | None = None,
     sandboxed: bool = False,
+    also: str | None = None,
 ) -> tuple[str, str | None]:
     """``(verdict, rule)`` for one call: :func:`decide`, with permission rules first.
 
     A matching ``deny`` rule refuses the call without asking (in every mode); a
     matching ``allow`` rule runs it without asking. With the shell sandboxed,
     ``auto-edit`` runs shell commands without asking (they can only change the
-    project). ``risk`` overrides the registry's level (MCP tools' trust)."""
+    project). ``risk`` overrides the registry's level (MCP tools' trust). ``also``: a
+    second name the rules may know the tool by (an aliased MCP tool's real name); a deny
+    under either name wins."""
     if rules is not None:
-        hit = rules.verdict(tool_name, args, project)
+        hits = [h for h in (rules.verdict(n, args, project)
+                            for n in (tool_name, also) if n) if h is not None]
+        hit = next((h for h in hits if h[0] == "deny"), hits[0] if hits else None)
         if hit is not None:
             effect, rule = hit
             return ("deny" if effect == "deny" else "run"), rule

@@ -180,6 +180,8 @@ def test_setting_sources(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 def test_auto_edit_runs_sandboxed_shell_without_asking() -> None:
     args = {"command": "make"}
-    assert decide_call("shell", args, "auto-edit", sandboxed=True) == ("run", None)
+    assert decide_call("shell", args, "auto-edit", sandboxed=True) == ("guarded", None)
+    assert decide_call("shell", args, "auto-edit", sandboxed=True,
+                       guardable=lambda: False) == ("ask", None)
     assert decide_call("shell", args, "auto-edit", sandboxed=False) == ("ask", None)
     assert decide_call("shell", args, "ask", sandboxed=True) == ("ask", None)

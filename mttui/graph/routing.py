@@ -43,8 +43,11 @@ def route_calls(ctx: GraphContext, run_id: str | None, last: BaseMessage) -> dic
         verdict, rule = ("cancel", None) if stopped else decide_call(
             call["name"], call["args"], ctx.approval, ctx.remembered,
             rules=ctx.rules.current() if ctx.rules is not None else None,
-            project=ctx.project, risk=ctx.risks.get(call["name"]), sandboxed=ctx.sandboxed)
-        if verdict == "cancel":
+            project=ctx.project, risk=ctx.risks.get(call["name"]), sandboxed=ctx.sandboxed,
+            guardable=lambda: ctx.sandbox is not None and ctx.sandbox.guardable(ctx.project))
+        if verdict == "guarded":  # unasked: what a rewind cannot restore stays read-only
+            entry["guarded"] = True
+        elif verdict == "cancel":
             entry["status"] = "cancelled"
         elif verdict == "deny":
             entry["status"] = "denied"

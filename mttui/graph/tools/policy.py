@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .registry import risk_of
@@ -39,20 +39,24 @@ def decide_call(
     project: Path | None = None,
     risk: str | None = None,
     sandboxed: bool = False,
+    guardable: Callable[[], bool] | None = None,
 ) -> tuple[str, str | None]:
     """``(verdict, rule)`` for one call: :func:`decide`, with permission rules first.
 
     A matching ``deny`` rule refuses the call without asking (in every mode); a
     matching ``allow`` rule runs it without asking. With the shell sandboxed,
-    ``auto-edit`` runs shell commands without asking (they can only change the
-    project). ``risk`` overrides the registry's level (MCP tools' trust)."""
+    ``auto-edit`` runs shell commands unasked as ``guarded``: in the sandbox with
+    what a rewind cannot restore read-only — unless ``guardable()`` says that is
+    too much to bind, then the call asks. ``risk`` overrides the registry's level
+    (MCP tools' trust)."""
     if rules is not None:
         hit = rules.verdict(tool_name, args, project)
         if hit is not None:
             effect, rule = hit
             return ("deny" if effect == "deny" else "run"), rule
-    if sandboxed and mode == "auto-edit" and tool_name == "shell":
-        return "run", None
+    if sandboxed and mode == "auto-edit" and tool_name == "shell" and (
+            guardable is None or guardable()):
+        return "guarded", None
     level = risk or risk_of(tool_name)
     if mode == "deny":
         return ("deny" if level in ("medium", "high") else "run"), None

@@ -91,11 +91,13 @@ def guarded(project: Path, tree: Tree) -> list[Path] | None:
     except (GitError, OSError):
         return None
     chosen: list[Path] = []
+    taken: set[Path] = set()
     for path in sorted(set(paths), key=lambda p: (len(p.parts), str(p))):
-        if any(top in path.parents for top in chosen):
+        if taken.intersection(path.parents):
             continue
         if os.path.lexists(path) and not path.is_symlink():
             chosen.append(path)
+            taken.add(path)
     if len(chosen) > MAX_GUARDED or sum(len(str(p)) for p in chosen) > MAX_GUARDED_BYTES:
         return None
     return chosen

@@ -15,7 +15,8 @@ from .errors import Exit
 _Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
 
-_CODES = {signal.SIGINT: Exit.SIGINT, signal.SIGTERM: Exit.SIGTERM, signal.SIGHUP: Exit.SIGHUP}
+_CODES: dict[int, Exit] = {
+    signal.SIGINT: Exit.SIGINT, signal.SIGTERM: Exit.SIGTERM, signal.SIGHUP: Exit.SIGHUP}
 
 
 class Stoppable(Protocol):

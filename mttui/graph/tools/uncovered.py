@@ -54,9 +54,9 @@ def walk(project: Path, *, sizes: bool = False) -> Tree:
                         tree.nested.append(here)
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append(Path(entry.path))
-                elif sizes and entry.is_file(follow_symlinks=False):
-                    if entry.stat(follow_symlinks=False).st_size > MAX_FILE_BYTES:
-                        tree.big.append(Path(entry.path))
+                elif sizes and entry.is_file(follow_symlinks=False) and (
+                        entry.stat(follow_symlinks=False).st_size > MAX_FILE_BYTES):
+                    tree.big.append(Path(entry.path))
             except OSError:
                 continue
     return tree

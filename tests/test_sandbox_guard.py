@@ -80,3 +80,14 @@ def test_too_many_unrestorable_paths_make_the_command_ask(home: Path, project: P
     assert r.returncode == 3, r.stderr  # an approval is needed
     assert "approval_request" in [e["event"] for e in json_events(r.stdout)]
     assert (project / "run0.log").exists()
+
+
+def test_mttui_data_inside_the_project_is_read_only_to_commands(home: Path,
+                                                                project: Path) -> None:
+    data = project / "mttui-data"  # mttui started in ~ with the default data home
+    r = cli(home, project, "exec", "--json", "--approval", "yolo", "--sandbox", "workspace",
+            "!touch mttui-data/forged; touch made.txt", MTTUI_HOME=str(data))
+    assert r.returncode == 0, r.stderr
+    assert any(data.rglob("*.jsonl"))  # the session was stored there
+    assert not (data / "forged").exists()
+    assert (project / "made.txt").exists()

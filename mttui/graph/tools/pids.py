@@ -40,6 +40,7 @@ class Cgroup:
     @classmethod
     def create(cls, limit: int) -> Cgroup | None:
         for parent in _candidates():
+            _remove_stale(parent)
             path = parent / f"mttui-{os.getpid()}-{next(_serial)}"
             try:
                 path.mkdir()
@@ -80,6 +81,19 @@ class Cgroup:
                 return
             except OSError:
                 time.sleep(0.05)
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the cgroups left by an mttui that was killed (their pid is gone)."""
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith("mttui-")]
+    except OSError:
+        return
+    for name in names:
+        pid = name.split("-")[1]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            with contextlib.suppress(OSError):
+                (parent / name).rmdir()
 
 
 def _candidates() -> list[Path]:

@@ -73,6 +73,7 @@ class Sandbox:
     mode: str | None = None
     network: bool = False
     pids: int = PIDS_MAX
+    protect: tuple[Path, ...] = ()  # read-only when inside the project (the data home)
     _lockable: bool | None = field(default=None, repr=False)
     _checked: bool = field(default=False, repr=False)
     _problem: str | None = field(default=None, repr=False)
@@ -117,10 +118,14 @@ class Sandbox:
         bwrap = shutil.which("bwrap") or "bwrap"
         root = Path(project).resolve()
         argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        argv += masks(self.network)
-        argv += ["--bind", str(root), str(root)]
+        hidden = masks(self.network)
+        argv += [*hidden, "--bind", str(root), str(root)]
+        for i in range(0, len(hidden), 2):  # a masked directory inside the project stays so
+            if hidden[i] == "--tmpfs" and root in Path(hidden[i + 1]).parents:
+                argv += hidden[i:i + 2]
         tree = walk(root, sizes=guarded)
-        keep: list[Path] = []
+        keep = [p for p in map(Path.resolve, map(Path, self.protect))
+                if root in p.parents]  # mttui's own data, when it is in the project
         if guarded:
             found = guarded_paths(root, tree)
             if found is None:

@@ -185,3 +185,28 @@ def test_auto_edit_runs_sandboxed_shell_without_asking() -> None:
                        guardable=lambda: False) == ("ask", None)
     assert decide_call("shell", args, "auto-edit", sandboxed=False) == ("ask", None)
     assert decide_call("shell", args, "ask", sandboxed=True) == ("ask", None)
+
+
+def test_the_watch_counts_a_sandbox_without_a_cgroup(tmp_path: Path) -> None:
+    """Where no pids cgroup can be made (root in most containers: the kernel does not
+    apply RLIMIT_NPROC to uid 0), the watch alone ends the call: counted through the
+    sandbox's own /proc, which stays cheap while thousands of processes fork."""
+    import signal
+
+    from mttui.graph.tools.pids import Watch, processes_in
+    from mttui.graph.tools.shell import spawn
+
+    prefix = Sandbox("workspace").prefix(tmp_path)
+    proc = spawn("for i in $(seq 80); do sleep 30 & done; wait", tmp_path, os.environ, prefix)
+    watch = Watch(proc.pid, 64, None)
+    try:
+        deadline = time.monotonic() + 30
+        while not watch.over():
+            assert time.monotonic() < deadline, "the watch never saw 64 tasks"
+            time.sleep(0.05)
+        assert watch.procfs is not None and processes_in(watch.procfs) >= 62
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # bwrap; the namespace dies with it
+        proc.wait(30)
+        if proc.stdout is not None:
+            proc.stdout.close()

@@ -148,3 +148,4 @@ def test_a_fork_bomb_ends_at_the_pids_limit(who: str) -> None:
         assert res["status"] == "error", res
         assert "process limit (64 tasks) reached" in res["output"]
         assert "timed out" not in res["output"]
+

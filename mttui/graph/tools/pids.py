@@ -71,6 +71,13 @@ class Cgroup:
                 return True
         return False
 
+    def current(self) -> int:
+        """Tasks in the cgroup now."""
+        try:
+            return int((self.path / "pids.current").read_text())
+        except (OSError, ValueError):
+            return 0
+
     def close(self) -> None:
         """Remove the cgroup (its tasks are gone or going: retry briefly)."""
         for _ in range(40):
@@ -153,18 +160,52 @@ def tasks_under(pid: int) -> int:
     return total
 
 
+def _sandbox_procfs(pid: int) -> Path | None:
+    """The ``/proc`` of the sandbox started as ``pid`` (bwrap), seen from here: its one
+    child is the PID namespace's init, and that namespace's procfs lists only it."""
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return None
+    if len(kids) != 1:
+        return None
+    procfs = Path(f"/proc/{kids[0]}/root/proc")
+    try:
+        os.listdir(procfs)
+    except OSError:
+        return None
+    return procfs
+
+
+def processes_in(procfs: Path) -> int:
+    """Processes of a PID namespace: one directory listing, however busy it is."""
+    try:
+        return sum(name.isdigit() for name in os.listdir(procfs))
+    except OSError:
+        return 0
+
+
 class Watch:
-    """Checks one running call against the pids limit, every :data:`CHECK_EVERY` s."""
+    """Checks one running call against the pids limit, every :data:`CHECK_EVERY` s.
+
+    Counting must stay cheap while a fork bomb runs: the cgroup's counter, else one
+    listing of the sandbox's own ``/proc``; reading every task's stat (the last
+    resort) takes seconds once thousands of processes are being forked."""
 
     def __init__(self, pid: int, limit: int, cgroup: Cgroup | None) -> None:
         self.pid, self.limit, self.cgroup = pid, limit, cgroup
         self.last = 0.0
+        self.procfs: Path | None = None
 
     def over(self) -> bool:
         now = time.monotonic()
         if now - self.last < CHECK_EVERY:
             return False
         self.last = now
-        if self.cgroup is not None and self.cgroup.refused():
-            return True
+        if self.cgroup is not None:  # cheap: the kernel counts for us
+            return self.cgroup.refused() or self.cgroup.current() >= self.limit - 2
+        if self.procfs is None:
+            self.procfs = _sandbox_procfs(self.pid)
+        if self.procfs is not None:
+            return processes_in(self.procfs) >= self.limit - 2
         return tasks_under(self.pid) >= self.limit - 2

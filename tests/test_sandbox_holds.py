@@ -20,11 +20,13 @@ from tests.support.identity import IDENTITIES, chown_tree, run_as, scratch, shel
 pytestmark = pytest.mark.parametrize("who", IDENTITIES)
 
 
-def test_no_capabilities_and_mounts_stay_locked(who: str) -> None:
+def test_no_capabilities_mounts_locked_sysctls_read_only(who: str) -> None:
     probe = Path(f"/mttui-remount-probe-{os.getpid()}")
     script = (f"grep CapEff /proc/self/status; mount -o remount,rw / && touch {probe}; "
               f"unshare -Urm sh -c 'mount -o remount,rw / && touch {probe}'; "
-              "mount -t tmpfs none /mnt && echo MOUNTED; echo end")
+              "mount -t tmpfs none /mnt && echo MOUNTED; "
+              "v=$(cat /proc/sys/vm/swappiness); echo $v > /proc/sys/vm/swappiness && "
+              "echo SYSCTL-WRITTEN; echo end")
     with scratch(who) as base:
         project = base / "p"
         project.mkdir()
@@ -34,6 +36,7 @@ def test_no_capabilities_and_mounts_stay_locked(who: str) -> None:
             assert "end" in res["output"], res
             assert "CapEff:\t0000000000000000" in res["output"], res["output"]
             assert "MOUNTED" not in res["output"]
+            assert "SYSCTL-WRITTEN" not in res["output"]  # uid 0 needs no capability there
             assert not probe.exists()
         finally:
             if probe.exists():

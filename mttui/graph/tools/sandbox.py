@@ -117,7 +117,10 @@ class Sandbox:
             raise SandboxUnavailable(f"sandbox: {problem}; {HOW_TO_FIX}")
         bwrap = shutil.which("bwrap") or "bwrap"
         root = Path(project).resolve()
-        argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                # uid 0 writes sysctls without any capability: keep them read-only
+                "--ro-bind", "/proc/sys", "/proc/sys",
+                "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"]
         hidden = masks(self.network)
         argv += [*hidden, "--bind", str(root), str(root)]
         for i in range(0, len(hidden), 2):  # a masked directory inside the project stays so

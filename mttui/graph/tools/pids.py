@@ -56,8 +56,9 @@ class Cgroup:
 
     def join_prefix(self) -> list[str]:
         """Argv that moves itself into the cgroup, then execs the rest (nothing it
-        starts can run outside)."""
-        return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.path / "cgroup.procs")]
+        starts can run outside). Should the move fail, the watch counts on its own."""
+        return ["sh", "-c", 'echo $$ 2>/dev/null > "$0"; exec "$@"',
+                str(self.path / "cgroup.procs")]
 
     def refused(self) -> bool:
         """Whether a fork was refused for the limit."""
@@ -202,8 +203,9 @@ class Watch:
         if now - self.last < CHECK_EVERY:
             return False
         self.last = now
-        if self.cgroup is not None:  # cheap: the kernel counts for us
-            return self.cgroup.refused() or self.cgroup.current() >= self.limit - 2
+        in_cgroup = self.cgroup.current() if self.cgroup is not None else 0
+        if self.cgroup is not None and in_cgroup > 0:  # cheap: the kernel counts for us
+            return self.cgroup.refused() or in_cgroup >= self.limit - 2
         if self.procfs is None:
             self.procfs = _sandbox_procfs(self.pid)
         if self.procfs is not None:

@@ -210,3 +210,14 @@ def test_the_watch_counts_a_sandbox_without_a_cgroup(tmp_path: Path) -> None:
         proc.wait(30)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def test_a_git_repository_a_command_creates_is_named(tmp_path: Path) -> None:
+    """A new ``.git`` cannot be bound read-only before it exists: the result says so."""
+    project = tmp_path / "p"
+    project.mkdir()
+    res = run_shell(project, "git init -q vendor/lib && echo made", sandbox=ON)
+    assert res.status == "success", res.output
+    assert "created vendor/lib/.git" in res.output and "review" in res.output
+    quiet = run_shell(project, "touch vendor/lib/x", sandbox=ON)  # nothing new: no note
+    assert "created" not in quiet.output

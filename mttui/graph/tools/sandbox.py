@@ -105,13 +105,18 @@ class Sandbox:
         return None
 
     def prefix(self, project: Path, *, guarded: bool = False) -> list[str]:
-        """The argv before ``bash -c COMMAND`` (empty when the sandbox is off).
+        """The argv before ``bash -c COMMAND`` (empty when the sandbox is off)."""
+        return self.plan(project, guarded=guarded)[0]
+
+    def plan(self, project: Path, *, guarded: bool = False) -> tuple[list[str], set[Path]]:
+        """The argv before ``bash -c COMMAND`` and the ``.git`` entries it protects
+        (empty when the sandbox is off).
 
         ``guarded``: the call runs unasked, so what a snapshot cannot restore is bound
         read-only too (:mod:`.uncovered`); raises :class:`SandboxUnavailable` when that
         is too much to bind (the call must ask instead)."""
         if not self.active:
-            return []
+            return [], set()
         problem = self.problem()
         if problem is not None:
             raise SandboxUnavailable(f"sandbox: {problem}; {HOW_TO_FIX}")
@@ -144,7 +149,20 @@ class Sandbox:
                  "--die-with-parent", "--new-session"]
         if not self.network:
             argv.append("--unshare-net")
-        return [*argv, "--", *ulimit_wrapper(self.pids)]
+        return [*argv, "--", *ulimit_wrapper(self.pids)], set(tree.gits)
+
+    @staticmethod
+    def new_repositories(project: Path, before: set[Path]) -> str:
+        """A note naming each ``.git`` a command created (it could not be protected:
+        git runs its hooks and config when the user next uses git there)."""
+        root = Path(project).resolve()
+        made = sorted(set(walk(root).gits) - before)
+        if not made:
+            return ""
+        names = ", ".join(str(p.relative_to(root)) for p in made[:5])
+        more = f" and {len(made) - 5} more" if len(made) > 5 else ""
+        return (f"[note: this command created {names}{more}; git runs the hooks and "
+                "config found there when you next use git in it — review them first]")
 
     def guardable(self, project: Path) -> bool:
         """Whether an unasked call can be guarded (what the snapshot misses is few

@@ -86,15 +86,17 @@ def run_shell(
     """
     limit = float(timeout) if timeout else DEFAULT_TIMEOUT
     try:  # the sandbox's argv prefix (bwrap …); an unusable sandbox fails closed
-        prefix = sandbox.prefix(project, guarded=guarded) if sandbox is not None else []
+        prefix, gits = sandbox.plan(project, guarded=guarded) if sandbox else ([], set())
     except SandboxUnavailable as exc:
         return ShellResult("error", f"error: {exc}", None)
     cgroup = Cgroup.create(sandbox.pids) if prefix and sandbox is not None else None
     try:
-        return _run(project, command, limit, stop, grace, progress, prefix, sandbox, cgroup)
+        res = _run(project, command, limit, stop, grace, progress, prefix, sandbox, cgroup)
     finally:
         if cgroup is not None:
             cgroup.close()
+    note = sandbox.new_repositories(project, gits) if prefix and sandbox else ""
+    return ShellResult(res.status, _join(res.output, note), res.exit_code) if note else res
 
 
 def _run(project: Path, command: str, limit: float, stop: threading.Event | None,

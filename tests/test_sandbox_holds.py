@@ -116,30 +116,33 @@ CONNECT = ("socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die; if (connect($s, "
 def test_no_host_unix_socket_is_reachable(who: str) -> None:
     here = Path(__file__).resolve().parents[1]  # a world-traversable place outside /tmp
     runtime = Path(tempfile.mkdtemp(prefix=".mttui-xdg-", dir=here))
+    agent = Path(tempfile.mkdtemp(prefix=".mttui-agent-", dir=here))  # like ~/.1password
     try:
         runtime.chmod(0o755)
-        places = [Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), runtime]
+        agent.chmod(0o755)
+        places = [Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), runtime, agent]
         if os.access("/run", os.W_OK):  # as root: where docker's socket lives
             places.append(Path("/run"))
         with scratch(who) as base:
             project = base / "p"
             project.mkdir()
             chown_tree(project, who)
-            env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+            env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), CONNECT=CONNECT,
+                       SSH_AUTH_SOCK=str(agent / "agent.sock"))
             for place in places:
-                sock = place / f"mttui-sock-{os.getpid()}"
+                sock = place / ("agent.sock" if place == agent else f"mttui-sock-{os.getpid()}")
                 with _listening(sock) as got:
                     command = f"perl -MSocket -e \"$CONNECT\" {sock}"
-                    run_env = dict(env, CONNECT=CONNECT)
-                    inside = shell_as(who, project, command, env=run_env)
+                    inside = shell_as(who, project, command, env=env)
                     assert "REFUSED" in inside["output"], (place, inside)
-                    outside = shell_as(who, project, command, pids="off", env=run_env)
+                    outside = shell_as(who, project, command, pids="off", env=env)
                     assert "CONNECTED" in outside["output"], (place, outside)  # can fail
                 assert got == [b"RUN"], place
     finally:
-        for left in runtime.iterdir():
-            left.unlink()
-        runtime.rmdir()
+        for left in (runtime, agent):
+            for item in left.iterdir():
+                item.unlink()
+            left.rmdir()
 
 
 def test_a_fork_bomb_ends_at_the_pids_limit(who: str) -> None:

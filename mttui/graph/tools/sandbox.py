@@ -202,8 +202,28 @@ def masks(network: bool) -> list[str]:
             continue
         done.append(real)
         argv += ["--tmpfs", str(real)]
+    for sock in _announced_sockets():  # an agent's socket kept elsewhere (~/.ssh/…)
+        if sock.exists() and not any(d in sock.parents for d in done):
+            argv += ["--ro-bind", "/dev/null", str(sock)]
     if network:
         resolv = Path("/etc/resolv.conf").resolve()
         if any(d in resolv.parents for d in done):
             argv += ["--ro-bind-try", str(resolv), str(resolv)]
     return argv
+
+
+def _announced_sockets() -> list[Path]:
+    """The Unix sockets the environment points commands at: ssh and gpg agents,
+    docker, the session bus."""
+    found: list[Path] = []
+    for name in ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DOCKER_HOST",
+                 "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS"):
+        value = os.environ.get(name, "")
+        for part in value.replace(";", ",").split(","):
+            part = part.split(":", 1)[1] if part.startswith("unix:") else part
+            part = part.split("path=", 1)[1] if part.startswith("path=") else part
+            part = part.removeprefix("//")  # unix:///var/run/docker.sock
+            path = part.split(":", 1)[0]  # GPG_AGENT_INFO is path:pid:1
+            if path.startswith("/"):
+                found.append(Path(path).resolve())
+    return found

@@ -41,12 +41,30 @@ def _start(home: Path, project: Path) -> tuple[subprocess.Popen[str], list[dict[
     return proc, seen
 
 
+def _live_members(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` that are not zombies (a killed child may wait a
+    moment for init to reap it)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                rest = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(rest[2]) == pgid and rest[0] != b"Z":
+            found.append(int(name))
+    return found
+
+
 def _gone(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return True
-    return False
+    deadline = time.monotonic() + 10
+    while _live_members(pgid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _no_late_effect(project: Path) -> None:

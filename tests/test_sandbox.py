@@ -180,6 +180,44 @@ def test_setting_sources(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 def test_auto_edit_runs_sandboxed_shell_without_asking() -> None:
     args = {"command": "make"}
-    assert decide_call("shell", args, "auto-edit", sandboxed=True) == ("run", None)
+    assert decide_call("shell", args, "auto-edit", sandboxed=True) == ("guarded", None)
+    assert decide_call("shell", args, "auto-edit", sandboxed=True,
+                       guardable=lambda: False) == ("ask", None)
     assert decide_call("shell", args, "auto-edit", sandboxed=False) == ("ask", None)
     assert decide_call("shell", args, "ask", sandboxed=True) == ("ask", None)
+
+
+def test_the_watch_counts_a_sandbox_without_a_cgroup(tmp_path: Path) -> None:
+    """Where no pids cgroup can be made (root in most containers: the kernel does not
+    apply RLIMIT_NPROC to uid 0), the watch alone ends the call: counted through the
+    sandbox's own /proc, which stays cheap while thousands of processes fork."""
+    import signal
+
+    from mttui.graph.tools.pids import Watch, processes_in
+    from mttui.graph.tools.shell import spawn
+
+    prefix = Sandbox("workspace").prefix(tmp_path)
+    proc = spawn("for i in $(seq 80); do sleep 30 & done; wait", tmp_path, os.environ, prefix)
+    watch = Watch(proc.pid, 64, None)
+    try:
+        deadline = time.monotonic() + 30
+        while not watch.over():
+            assert time.monotonic() < deadline, "the watch never saw 64 tasks"
+            time.sleep(0.05)
+        assert watch.procfs is not None and processes_in(watch.procfs) >= 62
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # bwrap; the namespace dies with it
+        proc.wait(30)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def test_a_git_repository_a_command_creates_is_named(tmp_path: Path) -> None:
+    """A new ``.git`` cannot be bound read-only before it exists: the result says so."""
+    project = tmp_path / "p"
+    project.mkdir()
+    res = run_shell(project, "git init -q vendor/lib && echo made", sandbox=ON)
+    assert res.status == "success", res.output
+    assert "created vendor/lib/.git" in res.output and "review" in res.output
+    quiet = run_shell(project, "touch vendor/lib/x", sandbox=ON)  # nothing new: no note
+    assert "created" not in quiet.output

@@ -15,6 +15,7 @@ class Exit(IntEnum):
     APPROVAL = 3
     LOCKED = 4
     NOT_FOUND = 5
+    SIGHUP = 129
     SIGINT = 130
     SIGPIPE = 141
     SIGTERM = 143

@@ -1,7 +1,8 @@
 """``mttui exec``: one user turn, headless (cli.md "exec") — a face of ``mttui.core``.
 
 Exit codes: 0 done, 1 failed, 2 usage, 3 an approval is needed (``--approve ask``),
-4 session locked, 5 session not found, 130 SIGINT, 143 SIGTERM, 141 closed output.
+4 session locked, 5 session not found, 129 SIGHUP, 130 SIGINT, 143 SIGTERM, 141 closed
+output.
 With ``--json`` every event is one JSON line, flushed as it happens.
 """
 

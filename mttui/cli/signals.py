@@ -1,4 +1,5 @@
-"""SIGINT/SIGTERM and a closed output pipe stop a headless run cleanly (cli.md exit codes)."""
+"""SIGINT/SIGTERM/SIGHUP and a closed output pipe stop a headless run cleanly (cli.md
+exit codes; SIGHUP — a closed ssh session — like SIGTERM, exit 129)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,16 @@ from .errors import Exit
 _Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
 
+_CODES: dict[int, Exit] = {
+    signal.SIGINT: Exit.SIGINT, signal.SIGTERM: Exit.SIGTERM, signal.SIGHUP: Exit.SIGHUP}
+
+
 class Stoppable(Protocol):
     def stop(self) -> None: ...
 
 
 class StopSignals:
-    """SIGINT/SIGTERM → a clean stop of the run; a second signal exits at once."""
+    """SIGINT/SIGTERM/SIGHUP → a clean stop of the run; a second signal exits at once."""
 
     def __init__(self) -> None:
         self.code: int | None = None
@@ -28,7 +33,7 @@ class StopSignals:
 
     def install(self) -> None:
         try:
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 self._old[sig] = signal.signal(sig, self._handle)
         except ValueError:  # not the main thread (embedded use): no handlers
             self._old.clear()
@@ -45,7 +50,7 @@ class StopSignals:
         self.restore()
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        code = Exit.SIGINT if signum == signal.SIGINT else Exit.SIGTERM
+        code = _CODES.get(signum, Exit.SIGTERM)
         if self.code is not None:
             os._exit(code)  # second signal: the user insists (resume will recover)
         self.code = code

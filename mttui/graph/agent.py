@@ -141,6 +141,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
                         progress=ctx.tool_progress,
                         call_id=entry["call_id"],
                         sandbox=ctx.sandbox,
+                        guarded=bool(entry.get("guarded")),
                         extra=ctx.mcp,
                     )
                 status, text = res.status, res.output

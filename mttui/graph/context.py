@@ -138,6 +138,7 @@ def make_context(
         price=price_of(settings),
         rules=RuleSource.for_project(settings.permissions_allow, settings.permissions_deny,
                                      home, project),
-        sandbox=Sandbox(settings.sandbox, settings.sandbox_network),
+        sandbox=Sandbox(settings.sandbox, settings.sandbox_network,
+                        protect=(home,) if home is not None else ()),
         mcp=mcp,
     )  # fmt: skip

@@ -46,8 +46,11 @@ def route_calls(ctx: GraphContext, run_id: str | None, last: BaseMessage) -> dic
             call["name"], call["args"], ctx.approval, ctx.remembered,
             rules=ctx.rules.current() if ctx.rules is not None else None,
             project=ctx.project, risk=ctx.risks.get(call["name"]), sandboxed=ctx.sandboxed,
-            also=real)
-        if verdict == "cancel":
+            also=real,
+            guardable=lambda: ctx.sandbox is not None and ctx.sandbox.guardable(ctx.project))
+        if verdict == "guarded":  # unasked: what a rewind cannot restore stays read-only
+            entry["guarded"] = True
+        elif verdict == "cancel":
             entry["status"] = "cancelled"
         elif verdict == "deny":
             entry["status"] = "denied"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .registry import risk_of
@@ -40,15 +40,17 @@ def decide_call(
     risk: str | None = None,
     sandboxed: bool = False,
     also: str | None = None,
+    guardable: Callable[[], bool] | None = None,
 ) -> tuple[str, str | None]:
     """``(verdict, rule)`` for one call: :func:`decide`, with permission rules first.
 
     A matching ``deny`` rule refuses the call without asking (in every mode); a
     matching ``allow`` rule runs it without asking. With the shell sandboxed,
-    ``auto-edit`` runs shell commands without asking (they can only change the
-    project). ``risk`` overrides the registry's level (MCP tools' trust). ``also``: a
-    second name the rules may know the tool by (an aliased MCP tool's real name); a deny
-    under either name wins."""
+    ``auto-edit`` runs shell commands unasked as ``guarded``: in the sandbox with
+    what a rewind cannot restore read-only — unless ``guardable()`` says that is
+    too much to bind, then the call asks. ``risk`` overrides the registry's level
+    (MCP tools' trust). ``also``: a second name the rules may know the tool by (an
+    aliased MCP tool's real name); a deny under either name wins."""
     if rules is not None:
         hits = [h for h in (rules.verdict(n, args, project)
                             for n in (tool_name, also) if n) if h is not None]
@@ -56,8 +58,9 @@ def decide_call(
         if hit is not None:
             effect, rule = hit
             return ("deny" if effect == "deny" else "run"), rule
-    if sandboxed and mode == "auto-edit" and tool_name == "shell":
-        return "run", None
+    if sandboxed and mode == "auto-edit" and tool_name == "shell" and (
+            guardable is None or guardable()):
+        return "guarded", None
     level = risk or risk_of(tool_name)
     if mode == "deny":
         return ("deny" if level in ("medium", "high") else "run"), None

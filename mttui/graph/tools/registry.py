@@ -111,6 +111,7 @@ def execute_tool(
     progress: ToolProgress | None = None,
     call_id: str = "",
     sandbox: Sandbox | None = None,
+    guarded: bool = False,
     extra: ExtraTools | None = None,
 ) -> ToolResult:
     """Run one call. Tool failures come back as an ``error`` result, never raised."""
@@ -126,7 +127,7 @@ def execute_tool(
                 raise ToolError("command is required")
             tick = None if progress is None else functools.partial(progress, call_id)
             res = run_shell(project, command, args.get("timeout"), stop=stop, grace=grace,
-                            progress=tick, sandbox=sandbox)
+                            progress=tick, sandbox=sandbox, guarded=guarded)
             return ToolResult(res.status, res.output)
         table: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
             "read_file": (fs.read_file, ("path", "offset", "limit")),

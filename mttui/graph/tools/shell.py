@@ -19,6 +19,8 @@ from pathlib import Path
 
 from ..redact import without_secrets
 from .capture import BoundedCapture
+from .death import deathsig_prefix
+from .pids import Cgroup, Watch
 from .progress import PROGRESS_INTERVAL, TAIL_BYTES
 from .sandbox import Sandbox, SandboxUnavailable
 
@@ -74,20 +76,41 @@ def run_shell(
     grace: float = 2.0,
     progress: Callable[[str], None] | None = None,
     sandbox: Sandbox | None = None,
+    guarded: bool = False,
 ) -> ShellResult:
     """Run ``command`` with ``bash -c``; output is stdout and stderr interleaved, capped.
 
     The output is read as it comes into a bounded capture (head and tail kept);
     ``progress`` gets the recent tail at most every 0.2 s and once at the end.
+    ``guarded``: the call runs unasked (:meth:`Sandbox.prefix`).
     """
     limit = float(timeout) if timeout else DEFAULT_TIMEOUT
-    # a command has no business seeing secrets (the model could print them)
     try:  # the sandbox's argv prefix (bwrap …); an unusable sandbox fails closed
-        prefix = sandbox.prefix(project) if sandbox is not None else []
+        prefix, gits = sandbox.plan(project, guarded=guarded) if sandbox else ([], set())
     except SandboxUnavailable as exc:
         return ShellResult("error", f"error: {exc}", None)
+    cgroup = Cgroup.create(sandbox.pids) if prefix and sandbox is not None else None
+    try:
+        res = _run(project, command, limit, stop, grace, progress, prefix, sandbox, cgroup)
+    finally:
+        if cgroup is not None:
+            cgroup.close()
+    note = sandbox.new_repositories(project, gits) if prefix and sandbox else ""
+    return ShellResult(res.status, _join(res.output, note), res.exit_code) if note else res
+
+
+def _run(project: Path, command: str, limit: float, stop: threading.Event | None,
+         grace: float, progress: Callable[[str], None] | None, prefix: list[str],
+         sandbox: Sandbox | None, cgroup: Cgroup | None) -> ShellResult:
+    pids = sandbox.pids if prefix and sandbox is not None else None
+    if not prefix:  # unsandboxed: the command still dies with mttui
+        prefix = list(deathsig_prefix())
+    elif cgroup is not None:
+        prefix = [*cgroup.join_prefix(), *prefix]
+    # a command has no business seeing secrets (the model could print them)
     proc = spawn(command, project, without_secrets(os.environ), prefix)
     assert proc.stdout is not None
+    watch = Watch(proc.pid, pids, cgroup) if pids is not None else None
     capture = BoundedCapture()
     ticker = _Ticker(capture, progress)
     started = time.monotonic()
@@ -115,6 +138,11 @@ def run_shell(
                     _kill_group(proc)
                     killed_as, note = "interrupted", "[stopped by the user; process group killed]"
                     break
+            if watch is not None and watch.over():
+                _kill_group(proc)
+                killed_as = "error"
+                note = f"[process limit ({watch.limit} tasks) reached; process group killed]"
+                break
             if now - started >= limit:
                 _kill_group(proc)
                 killed_as = "error"

@@ -80,3 +80,28 @@ def test_fork_after_a_rewind_never_brings_the_rewound_turn_back(
         assert "run it" not in seen and "and then" not in seen and "ran" not in seen, seen
         assert "queued via cli" in seen
         assert ("another way" in seen) == (not args)
+
+
+def test_fork_and_rewind_keep_the_file_blocks_the_model_was_sent(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    (project / "notes.txt").write_text("the body of the notes, version one\n")
+    fake_openai.add(text("read it"), text("second"))
+    env = _env(fake_openai)
+    assert cli(home, project, "exec", "look at @notes.txt please", **env).returncode == 0
+    sid = SessionService(home, project).resolve("last").id
+    assert "version one" in "".join(_sent(fake_openai))
+    r = cli(home, project, "exec", "--session", sid, "thanks", **env)
+    assert r.returncode == 0, r.stderr
+    (project / "notes.txt").write_text("changed on disk since\n")  # not what was sent
+    forked = run_json(home, project, "fork", sid, "--at", "2")
+    fake_openai.add(text("in fork"), text("after rewind"))
+    r = cli(home, project, "exec", "--session", forked["session_id"], "go on", **env)
+    assert r.returncode == 0, r.stderr
+    seen = "".join(_sent(fake_openai))
+    assert "version one" in seen and '<file path="notes.txt">' in seen
+    run_json(home, project, "rewind", sid, "--to", "3", "--conversation", "--yes")
+    r = cli(home, project, "exec", "--session", sid, "again", **env)
+    assert r.returncode == 0, r.stderr
+    seen = "".join(_sent(fake_openai))
+    assert "version one" in seen and "thanks" not in seen

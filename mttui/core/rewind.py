@@ -256,7 +256,7 @@ def _restore(writer: SessionWriter, repo: ShadowRepo, ref_to: str, op: str,
 def _reseed(writer: SessionWriter, s: _Session, settings: Settings, rec: Record,
             op: str) -> str:
     """A new thread with the model's view once ``rec`` applies; then the records."""
-    from mttui.graph.seed import seed_thread, view_messages
+    from mttui.graph.seed import seed_thread, sent_contents, view_messages
 
     t = s.transcript
     t.last_compression, t.after_compression_from = t.rewinds.apply(
@@ -264,7 +264,8 @@ def _reseed(writer: SessionWriter, s: _Session, settings: Settings, rec: Record,
     summary, view = t.model_view()
     thread_id = seed_thread(writer, settings, project=Path(s.info.project),
                             checkpoints_path=s.checkpoints_path,
-                            messages=view_messages(summary, list(view)))
+                            messages=view_messages(summary, list(view), sent_contents(
+                                s.checkpoints_path, t.thread_ids, view)))
     fields = {k: v for k, v in rec.items() if k != "type"}
     writer.append_many([("rewind", {**fields, "thread_id": thread_id, "op": op}),
                         ("session_update", {"thread_id": thread_id})])

@@ -105,3 +105,21 @@ def test_fork_and_rewind_keep_the_file_blocks_the_model_was_sent(
     assert r.returncode == 0, r.stderr
     seen = "".join(_sent(fake_openai))
     assert "version one" in seen and "thanks" not in seen
+
+
+def test_a_rewound_turn_never_comes_back_through_compaction_or_resume(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    sid = _queued_session(home, project, fake_openai)
+    run_json(home, project, "rewind", sid, "--to", "5", "--conversation", "--yes")
+    fake_openai.add(text("the summary of it all"))
+    env = _env(fake_openai)
+    r = cli(home, project, "compact", sid, **env)
+    assert r.returncode == 0, r.stderr
+    summarised = "".join(str(m.get("content")) for m in fake_openai.requests[-1]["messages"])
+    assert "hello" in summarised and "run it" not in summarised
+    assert "and then" not in summarised
+    r = cli(home, project, "exec", "--session", sid, "next", **env)
+    assert r.returncode == 0, r.stderr
+    seen = "".join(_sent(fake_openai))
+    assert "run it" not in seen and "the summary of it all" in seen

@@ -3,7 +3,8 @@
 The values of environment variables named like ``*_API_KEY``, ``*_TOKEN``,
 ``*SECRET*`` or ``*PASSWORD*`` (8 characters or longer) are replaced by
 ``[redacted:NAME]`` before text is logged, checkpointed, indexed, shown or sent
-to the model. The same pass makes the text encodable (lone surrogates become
+to the model; so are their reversed, hex and base64 spellings
+(:mod:`mttui.graph.secret_forms`). The same pass makes the text encodable (lone surrogates become
 U+FFFD, see :mod:`mttui.session.utf8`). The shell tool's environment leaves out
 every variable with such a name (:func:`without_secrets`).
 
@@ -21,6 +22,8 @@ from typing import Any
 
 from mttui.session.utf8 import valid_text
 
+from .secret_forms import MAX_GAP, forms, pattern, prefixes
+
 MIN_SECRET_LENGTH = 8
 _SUFFIXES = ("_API_KEY", "_TOKEN")
 _PARTS = ("SECRET", "PASSWORD")
@@ -37,6 +40,10 @@ def without_secrets(environ: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in environ.items() if not is_secret_name(k)}
 
 
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
 def marker(name: str) -> str:
     """What a secret's value is replaced by."""
     return f"[redacted:{name}]"
@@ -51,10 +58,14 @@ class Redactor:
             value = valid_text(raw)
             if len(value) >= MIN_SECRET_LENGTH and value not in by_value:
                 by_value[value] = name
-        self._names = by_value
-        values = sorted(by_value, key=len, reverse=True)  # the longest match wins
-        self._pattern = re.compile("|".join(map(re.escape, values))) if values else None
-        self._longest = len(values[0]) if values else 0
+        self._values = by_value
+        self._names: dict[str, str] = {}  # every spelling (whitespace dropped) -> name
+        for value, name in by_value.items():
+            for form in sorted(forms(value), key=len, reverse=True):
+                self._names.setdefault(_squeeze(form), name)
+        self._pattern = pattern(self._names)
+        self._longest = max(map(len, self._names), default=0)
+        self._prefixes: frozenset[str] | None = None  # built for the first stream
 
     @classmethod
     def from_env(
@@ -72,14 +83,23 @@ class Redactor:
     @property
     def names(self) -> list[str]:
         """The names of the secrets this redactor replaces."""
-        return sorted(set(self._names.values()))
+        return sorted(set(self._values.values()))
+
+    def found(self, text: str) -> list[str]:
+        """The names of the secrets ``text`` holds, in any spelling."""
+        if self._pattern is None:
+            return []
+        return sorted({self._name(m) for m in self._pattern.finditer(text)})
+
+    def _name(self, m: re.Match[str]) -> str:
+        return self._names[_squeeze(m.group(0))]
 
     def text(self, text: str) -> str:
         """``text`` made encodable, with every secret value replaced by its marker."""
         text = valid_text(text)
         if self._pattern is None:
             return text
-        return self._pattern.sub(lambda m: marker(self._names[m.group(0)]), text)
+        return self._pattern.sub(lambda m: marker(self._name(m)), text)
 
     def data(self, value: Any) -> Any:
         """A JSON-like value with :meth:`text` applied to every string (keys too)."""
@@ -99,12 +119,7 @@ class Redactor:
         """Where the part of ``buf`` that is safe to show ends."""
         cut = len(buf)
         if self._pattern is not None:
-            # the longest tail that could still grow into a secret waits
-            for size in range(min(self._longest - 1, len(buf)), 0, -1):
-                tail = buf[-size:]
-                if any(v.startswith(tail) for v in self._names):
-                    cut = len(buf) - size
-                    break
+            cut = self._hold_from(buf)  # the longest tail that could still grow into a secret
             for m in self._pattern.finditer(buf):  # a whole secret is not cut in two
                 if m.start() < cut < m.end():
                     cut = m.start()
@@ -112,6 +127,19 @@ class Redactor:
         if cut and "\ud800" <= buf[cut - 1] <= "\udbff":
             cut -= 1  # a high surrogate waits for its low half
         return cut
+
+    def _hold_from(self, buf: str) -> int:
+        """Where the longest tail of ``buf`` that begins some spelling starts (whitespace
+        inside it ignored, as the pattern allows), else ``len(buf)``."""
+        if self._prefixes is None:
+            self._prefixes = prefixes(self._names)
+        start = max(0, len(buf) - self._longest * (MAX_GAP + 1))
+        places = [i for i in range(start, len(buf)) if not buf[i].isspace()]
+        squeezed = "".join(buf[i] for i in places)
+        for j, i in enumerate(places):
+            if len(squeezed) - j < self._longest and squeezed[j:] in self._prefixes:
+                return i
+        return len(buf)
 
 
 class StreamRedactor:

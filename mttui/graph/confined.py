@@ -58,16 +58,17 @@ def inside(root: Path, path: Path) -> bool:
     return path == root or root in path.parents
 
 
-def real_path(root: Path, name: str | os.PathLike[str]) -> Path:
+def real_path(root: Path, name: str | os.PathLike[str], where: str = "the project") -> Path:
     """``name`` (relative to ``root`` unless absolute) with every symlink followed;
-    :class:`Refused` when that is outside ``root`` (``root`` itself resolved)."""
+    :class:`Refused` when that is outside ``root`` (``root`` itself resolved), which
+    the message calls ``where``."""
     candidate = Path(name).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
     resolved = candidate.resolve()
     if not inside(root.resolve(), resolved):
-        raise Refused("a symlink to outside the project" if _via_link(root, candidate)
-                      else "outside the project")  # fmt: skip
+        raise Refused(f"a symlink to outside {where}" if _via_link(root, candidate)
+                      else f"outside {where}")  # fmt: skip
     return resolved
 
 
@@ -77,11 +78,12 @@ def _via_link(root: Path, candidate: Path) -> bool:
                   Path(os.path.normpath(candidate.absolute())))  # fmt: skip
 
 
-def read_confined(root: Path, name: str | os.PathLike[str], limit: int) -> Read:
+def read_confined(root: Path, name: str | os.PathLike[str], limit: int,
+                  where: str = "the project") -> Read:
     """At most ``limit`` bytes of the regular file ``name`` whose real path is in
-    ``root``; :class:`Refused` (or :class:`Missing`) otherwise."""
+    ``root`` (``where`` in messages); :class:`Refused` (or :class:`Missing`) otherwise."""
     base = root.resolve()
-    path = real_path(base, name)
+    path = real_path(base, name, where)
     try:
         before = os.lstat(path)
     except FileNotFoundError:
@@ -100,9 +102,9 @@ def read_confined(root: Path, name: str | os.PathLike[str], limit: int) -> Read:
             raise Refused("changed while it was opened; refused")
         opened = _fd_path(fd)
         if opened is not None and not inside(base, opened):
-            raise Refused("a symlink to outside")
+            raise Refused(f"a symlink to outside {where}")
         if st.st_nlink > 1 and not _all_names_inside(base, st):
-            raise Refused("a hard link with another name outside the project; refused")
+            raise Refused(f"a hard link with another name outside {where}; refused")
         data, more = _read_at_most(fd, limit)
     finally:
         os.close(fd)

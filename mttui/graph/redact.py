@@ -164,3 +164,30 @@ class StreamRedactor:
         """The rest of the text, at its end."""
         rest, self._held = self._held, ""
         return self._redactor.text(rest)
+
+
+def redact_prompt(redactor: Redactor, users: list[dict[str, Any]],
+                  model_text: str | None) -> tuple[str | None, list[str]]:
+    """The user's own messages with their secrets replaced (``users``' content in place,
+    and ``model_text``, the text with its ``@file`` blocks, returned) and what to
+    tell the user about it."""
+    said: list[str] = []
+    typed: set[str] = set()
+    for user in users:
+        content = str(user.get("content") or "")
+        typed.update(redactor.found(content))
+        user["content"] = redactor.text(content)
+    if typed:
+        said.append(_told("your message", typed))
+    if model_text is not None:
+        attached = set(redactor.found(model_text)) - typed
+        model_text = redactor.text(model_text)
+        if attached:
+            said.append(_told("an @file", attached))
+    return model_text, said
+
+
+def _told(where: str, names: set[str]) -> str:
+    shown = ", ".join(sorted(names))
+    return (f"{where} held the value of {shown} (or an encoding of it); it was replaced "
+            f"by [redacted:NAME] before it was logged or sent")

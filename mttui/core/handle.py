@@ -102,8 +102,11 @@ class SessionHandle:
             problem = config_problem(settings)
             if problem is not None:
                 raise RunnerError(problem)
+        from mttui.graph.redact import Redactor
+
+        shown = Redactor.from_env(also={"OPENAI_API_KEY": settings.api_key}).text(first_text)
         writer = service.create_session(provider=settings.provider, model=settings.model,
-                                        title=title_from_text(first_text) or None)
+                                        title=title_from_text(shown) or None)  # fmt: skip
         return cls(service, settings, writer, factory, fresh=True)
 
     @classmethod

@@ -173,17 +173,19 @@ def redact_prompt(redactor: Redactor, users: list[dict[str, Any]],
     tell the user about it."""
     said: list[str] = []
     typed: set[str] = set()
+    first = str(users[0].get("content") or "") if users else ""
     for user in users:
         content = str(user.get("content") or "")
         typed.update(redactor.found(content))
         user["content"] = redactor.text(content)
     if typed:
         said.append(_told("your message", typed))
-    if model_text is not None:
-        attached = set(redactor.found(model_text)) - typed
+    if model_text is not None:  # the typed text, then the files' blocks
+        blocks = model_text[len(first):] if model_text.startswith(first) else model_text
+        attached = redactor.found(blocks)
         model_text = redactor.text(model_text)
         if attached:
-            said.append(_told("an @file", attached))
+            said.append(_told("an @file", set(attached)))
     return model_text, said
 
 

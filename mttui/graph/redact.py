@@ -15,6 +15,7 @@ of a delta that could be the start of a secret until the next delta tells.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -49,6 +50,24 @@ def marker(name: str) -> str:
     return f"[redacted:{name}]"
 
 
+@functools.lru_cache(maxsize=8)
+def _spellings(secrets: tuple[tuple[str, str], ...]) -> tuple[dict[str, str],
+                                                            re.Pattern[str] | None]:
+    """Every spelling of each ``(value, name)`` (whitespace dropped) -> its name, and
+    the pattern that finds them."""
+    names: dict[str, str] = {}
+    for value, name in secrets:
+        for form in sorted(forms(value), key=len, reverse=True):
+            names.setdefault(_squeeze(form), name)
+    return names, pattern(names)
+
+
+@functools.lru_cache(maxsize=8)
+def _beginnings(secrets: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    """The proper beginnings of every spelling (built for the first streamed text)."""
+    return prefixes(_spellings(secrets)[0])
+
+
 class Redactor:
     """Replaces known secret values in text; with no secrets it only fixes encoding."""
 
@@ -59,13 +78,11 @@ class Redactor:
             if len(value) >= MIN_SECRET_LENGTH and value not in by_value:
                 by_value[value] = name
         self._values = by_value
-        self._names: dict[str, str] = {}  # every spelling (whitespace dropped) -> name
-        for value, name in by_value.items():
-            for form in sorted(forms(value), key=len, reverse=True):
-                self._names.setdefault(_squeeze(form), name)
-        self._pattern = pattern(self._names)
+        self._key = tuple(by_value.items())
+        spelled = _spellings(self._key)  # computed once per set of secrets
+        self._names: dict[str, str] = spelled[0]  # every spelling (whitespace dropped) -> name
+        self._pattern = spelled[1]
         self._longest = max(map(len, self._names), default=0)
-        self._prefixes: frozenset[str] | None = None  # built for the first stream
 
     @classmethod
     def from_env(
@@ -131,13 +148,12 @@ class Redactor:
     def _hold_from(self, buf: str) -> int:
         """Where the longest tail of ``buf`` that begins some spelling starts (whitespace
         inside it ignored, as the pattern allows), else ``len(buf)``."""
-        if self._prefixes is None:
-            self._prefixes = prefixes(self._names)
+        begins = _beginnings(self._key)
         start = max(0, len(buf) - self._longest * (MAX_GAP + 1))
         places = [i for i in range(start, len(buf)) if not buf[i].isspace()]
         squeezed = "".join(buf[i] for i in places)
         for j, i in enumerate(places):
-            if len(squeezed) - j < self._longest and squeezed[j:] in self._prefixes:
+            if len(squeezed) - j < self._longest and squeezed[j:] in begins:
                 return i
         return len(buf)
 

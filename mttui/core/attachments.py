@@ -80,7 +80,7 @@ def _trim(project: Path, raw: str) -> str | None:
     if stripped and stripped != raw:
         candidates.append(stripped)
     for c in candidates:
-        if (project / c).exists():
+        if _exists(project / c):
             return c
     word = candidates[-1]
     return word if ("/" in word or "." in word) and word not in (".", "..") else None
@@ -99,6 +99,13 @@ class Mentioned:
             return None
         names = ", ".join("@" + m for m in self.missing)
         return f"no such file, left as text: {names}"
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # unreadable, a loop, a name too long: not a file to attach
+        return False
 
 
 def resolve(project: Path, text: str) -> Mentioned:

@@ -65,7 +65,10 @@ def real_path(root: Path, name: str | os.PathLike[str], where: str = "the projec
     candidate = Path(name).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError) as exc:  # changed while it was resolved; a loop
+        raise Refused(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     if not inside(root.resolve(), resolved):
         raise Refused(f"a symlink to outside {where}" if _via_link(root, candidate)
                       else f"outside {where}")  # fmt: skip
@@ -116,7 +119,8 @@ def _check_kind(mode: int) -> None:
         raise Refused("is a directory")
     if not stat.S_ISREG(mode):
         kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special")
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a symlink that changed" if stat.S_ISLNK(mode) else "special")
         raise Refused(f"not a regular file ({kind}); refused")  # fmt: skip
 
 

@@ -96,7 +96,8 @@ def test_no_spelling_reaches_the_log_checkpoints_index_or_model(
     windows = _windows(tmp_path)
     spelled = _spelled(tmp_path)
     (project / "key.txt").write_text(KEY)
-    (project / "enc.txt").write_text("stored encoded: " + spelled["base64 key.txt"])
+    (project / "enc.txt").write_text(f"stored as is: {KEY}\nstored encoded: "
+                                     + spelled["base64 key.txt"])  # fmt: skip
     calls = [(f"call_{i}", "shell", {"command": c}) for i, c in enumerate(CORPUS)]
     fake_openai.add(
         tools(calls),
@@ -135,3 +136,19 @@ def test_no_spelling_reaches_the_log_checkpoints_index_or_model(
     for path in files:
         data = path.read_bytes().decode("utf-8", errors="replace")
         assert _leaks(data, windows) == [], path
+
+
+def test_a_queued_text_is_redacted_before_it_is_written(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    env = {"OPENAI_BASE_URL": fake_openai.url, "OPENAI_API_KEY": KEY}
+    r = cli(home, project, "exec", "--json", "first", **env)
+    sid = json_events(r.stdout)[0]["session_id"]
+    hexed = KEY.encode().hex()
+    added = cli(home, project, "queue", "add", sid, f"later: {hexed}", **env)
+    assert added.returncode == 0, added.stderr
+    log = next(home.rglob("*.jsonl"))
+    records, _ = read_all(log)
+    queued = [x for x in records if x["type"] == "pending_add"]
+    assert [x["text"] for x in queued] == ["later: [redacted:OPENAI_API_KEY]"]
+    assert hexed[:16] not in log.read_text()

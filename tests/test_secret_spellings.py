@@ -152,3 +152,17 @@ def test_a_queued_text_is_redacted_before_it_is_written(
     queued = [x for x in records if x["type"] == "pending_add"]
     assert [x["text"] for x in queued] == ["later: [redacted:OPENAI_API_KEY]"]
     assert hexed[:16] not in log.read_text()
+
+
+def test_a_secret_in_agents_md_is_not_sent(
+    home: Path, project: Path, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    windows = _windows(tmp_path)
+    (project / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    (project / "AGENTS.md").symlink_to(".env")  # inside the project: read, but redacted
+    env = {"OPENAI_BASE_URL": fake_openai.url, "OPENAI_API_KEY": KEY}
+    r = cli(home, project, "exec", "--json", "hello", **env)
+    assert r.returncode == 0, r.stderr
+    system = str(fake_openai.requests[0]["messages"][0]["content"])
+    assert "OPENAI_API_KEY=[redacted:OPENAI_API_KEY]" in system
+    assert _leaks(json.dumps(fake_openai.requests), windows) == []

@@ -357,9 +357,10 @@ class Runner:
 
     def _instructions(self) -> Notice | None:
         """The system prompt with the ``AGENTS.md`` files as they are now; the "loaded"
-        line when they changed since the last announcement."""
+        line when they changed since the last announcement (secrets in them redacted)."""
         assert self._ctx is not None
-        self._ctx.system_prompt, line = self._announcer.refresh()
+        prompt, line = self._announcer.refresh()
+        self._ctx.system_prompt = self._ctx.redactor.text(prompt)
         return Notice("info", line) if line else None
 
     def _drive(

@@ -156,7 +156,7 @@ class PendingInputs:
         with self._lock:
             item = self._editable(item_id)
             self.settle()
-            self._write("pending_edit", item_id=item.id, text=text)
+            self._write("pending_edit", item_id=item.id, text=self._redacted(text))
             return item
 
     def move(self, item_id: str, position: int) -> Item:

@@ -129,3 +129,22 @@ def test_a_rewound_turn_never_comes_back_through_compaction_or_resume(
     assert r.returncode == 0, r.stderr
     seen = "".join(_sent(fake_openai))
     assert "run it" not in seen and "S!" in seen and "echo one" not in seen
+
+
+def test_a_code_rewind_in_a_fork_to_a_copied_message_is_refused(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    """The files changed in the source after that message, not in the fork: the fork's own
+    later snapshot would restore the wrong tree."""
+    sid = _queued_session(home, project, fake_openai)
+    forked = run_json(home, project, "fork", sid, "--at", "4")["session_id"]
+    fake_openai.add(tools([("w1", "write_file", {"path": "f.txt", "content": "f\\n"})]),
+                    text("wrote"))
+    r = cli(home, project, "exec", "--session", forked, "--approve", "all", "write f",
+            **_env(fake_openai))
+    assert r.returncode == 0, r.stderr
+    r = cli(home, project, "rewind", forked, "--to", "3", "--code", "--yes")
+    assert r.returncode == 1 and "copied from session" in r.stderr, r.stderr
+    assert (project / "one.txt").exists() and (project / "f.txt").exists()
+    done = run_json(home, project, "rewind", forked, "--to", "5", "--code", "--yes")
+    assert done["files_deleted"] == ["f.txt"]

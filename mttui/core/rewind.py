@@ -24,7 +24,7 @@ from mttui.session.models import SessionInfo
 from mttui.session.records import new_id
 from mttui.session.service import SessionService
 from mttui.session.snapshots import ShadowRepo, ToolsRunning, git_available, own_outputs
-from mttui.session.timeline import RewindOp, Timeline, read_timeline
+from mttui.session.timeline import RewindOp, Timeline, fork_origin, read_timeline
 from mttui.session.transcript import Transcript, fold
 from mttui.session.writer import SessionWriter
 
@@ -95,6 +95,13 @@ def _snapshot_ref(s: _Session, to_seq: int) -> str:
     hint = "a conversation-only rewind is still possible (--conversation)"
     if not git_available():
         raise RewindRefused(f"file checkpoints are off (no `git` executable); {hint}")
+    origin = fork_origin(s.info.path)
+    point = origin.get("seq") if origin else None
+    if isinstance(point, int) and to_seq <= point and not s.timeline.has_own(to_seq):
+        # a copied message: the files changed in the source after it, not in this log
+        raise RewindRefused(f"message {to_seq} was copied from session "
+                            f"{origin.get('session_id') if origin else ''} when this one was "
+                            f"forked; rewind the files there; {hint}")
     cp = s.timeline.checkpoint_for(to_seq)
     if cp is not None and cp.error is not None:
         raise RewindRefused(f"the file snapshot before message {cp.seq}'s turn failed "

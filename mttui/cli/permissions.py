@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from mttui.session.service import SessionService
 
@@ -17,6 +18,8 @@ def cmd_permissions(args: argparse.Namespace, service: SessionService) -> int:
     from mttui.core.permissions import Permissions
 
     perms = Permissions(service, settings_from(args))
+    for problem in perms.problems():  # a broken rule file: every run says so
+        print(f"mttui: warning: {visible(problem)}", file=sys.stderr, flush=True)
     if getattr(args, "permissions_command", None) == "revoke":
         if args.session:
             grant = perms.revoke_grant(args.session, args.rule)

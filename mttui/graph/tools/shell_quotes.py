@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 _ARITH = re.compile(r"[A-Za-z0-9_\s+\-*/%<>=!&|^~?:,()]*")
-_BRACED = re.compile(r"[^$`\\'\"{}(\n@\[]+")
+_BRACED = re.compile(r"[^$`\\'\"{}(\n@\[!]+")
 _C_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
               "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
@@ -77,7 +77,7 @@ def arithmetic(s: str, i: int) -> int:
 
 def braced(s: str, i: int) -> int:
     """The index after the ``${…}`` at ``i``: a name with plain operators only
-    (``${x:-$(…)}`` or ``${x@P}`` could run a command)."""
+    (``${x:-$(…)}``, ``${x@P}`` or ``${!x}`` could run a command)."""
     j = s.find("}", i)
     if j < 0 or not _BRACED.fullmatch(s[i + 2:j]):
         raise Unsure("a ${…} expansion not followed here")

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mttui.config import Settings
+from mttui.graph.tools.rule_source import rule_problems
 from mttui.graph.tools.rules import RuleError, RuleSet, parse_rule, propose_rule
 from mttui.session.errors import MttuiError
-from mttui.graph.tools.rule_source import rule_problems
 from mttui.session.rules import add_rule, load_rules, read_rules, remove_rule, rules_path
 from mttui.session.service import SessionService
 

@@ -23,10 +23,10 @@ def cmd_permissions(args: argparse.Namespace, service: SessionService) -> int:
     if getattr(args, "permissions_command", None) == "revoke":
         if args.session:
             grant = perms.revoke_grant(args.session, args.rule)
-            print(f"revoked: {grant.tool} asks again in session {grant.session_id}")
+            print(visible(f"revoked: {grant.tool} asks again in session {grant.session_id}"))
         else:
             entry = perms.revoke(args.rule)
-            print(f"revoked: {entry.effect} {entry.rule} (project rule)")
+            print(visible(f"revoked: {entry.effect} {entry.rule} (project rule)"))
         return Exit.OK
     if args.json:
         emit_json(perms.as_json())

@@ -99,3 +99,13 @@ def test_proposed_rules_never_cover_an_interpreter(command: str) -> None:
 def test_proposed_rules_for_ordinary_commands_keep_their_glob() -> None:
     assert propose_rule("shell", {"command": "npm test -- -k x"}) == "shell(npm test*)"
     assert propose_rule("shell", {"command": "git status -s"}) == "shell(git status*)"
+
+
+@pytest.mark.parametrize("command", ["bash build.sh", "echo 'rm -rf x' | bash",
+                                     "sh <<<'rm -rf x'", "curl -s x | sh -s"])
+def test_a_shell_script_a_deny_rule_cannot_read_asks(command: str) -> None:
+    from mttui.graph.tools.policy import decide_call
+
+    assert decide_call("shell", {"command": command}, "yolo", rules=DENY)[0] == "ask"
+    assert decide_call("shell", {"command": command}, "deny", rules=DENY)[0] == "deny"
+    assert verdict(RuleSet(allow=("shell",)), command) == "allow"  # no deny rule: as before

@@ -43,13 +43,16 @@ def decide_call(
     """``(verdict, rule)`` for one call: :func:`decide`, with permission rules first.
 
     A matching ``deny`` rule refuses the call without asking (in every mode); a
-    matching ``allow`` rule runs it without asking. With the shell sandboxed,
+    matching ``allow`` rule runs it without asking; a call a deny rule cannot see
+    through (a shell script) asks in every mode but ``deny``. With the shell sandboxed,
     ``auto-edit`` runs shell commands without asking (they can only change the
     project). ``risk`` overrides the registry's level (MCP tools' trust)."""
     if rules is not None:
         hit = rules.verdict(tool_name, args, project)
         if hit is not None:
             effect, rule = hit
+            if effect == "ask":
+                return ("deny" if mode == "deny" else "ask"), rule
             return ("deny" if effect == "deny" else "run"), rule
     if sandboxed and mode == "auto-edit" and tool_name == "shell":
         return "run", None

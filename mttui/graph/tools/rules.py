@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .shell_names import deny_forms, is_interpreter
+from .shell_names import UNKNOWN_SCRIPT, deny_forms, is_interpreter
 from .shell_parse import parse_shell
 
 FILE_TOOLS = ("read_file", "list_dir", "search_files", "write_file", "edit_file")
@@ -89,6 +89,12 @@ def _shell_allows(glob: str, command: str) -> bool:
     return (split.sure and not split.redirects and bool(split.parts)
             and all(not _CONTROL.search(p) and fnmatch.fnmatchcase(p, glob)
                     for p in split.parts))
+
+
+def shell_deny_unsure(command: str) -> bool:
+    """Whether ``command`` runs a shell script whose commands are not known here
+    (``bash x.sh``, ``… | sh``): a shell deny rule then asks, never allows."""
+    return any(name == UNKNOWN_SCRIPT for name, _ in deny_forms(command))
 
 
 def _shell_denies(glob: str, command: str) -> bool:
@@ -200,8 +206,13 @@ class RuleSet:
     def verdict(self, tool_name: str, args: Any,
                 project: Path | None = None) -> tuple[str, str] | None:
         """``("deny", rule)`` or ``("allow", rule)``, or ``None`` when no rule
-        covers the call. Deny beats allow; unparsable rules are skipped."""
+        covers the call. Deny beats allow; unparsable rules are skipped. A shell
+        command that runs a script not known here, while a shell deny rule exists,
+        is ``("ask", rule)``: it is asked even where nothing else asks."""
+        unsure: str | None = None
         for effect, texts in (("deny", self.deny), ("allow", self.allow)):
+            if effect == "allow" and unsure is not None:
+                return "ask", unsure
             for text in texts:
                 try:
                     rule = parse_rule(text)
@@ -209,6 +220,11 @@ class RuleSet:
                     continue
                 if matches(rule, tool_name, args, effect=effect, project=project):
                     return effect, text
+                if (effect == "deny" and unsure is None and tool_name == "shell"
+                        and rule.tool == "shell" and rule.glob is not None
+                        and isinstance(args, dict) and shell_deny_unsure(
+                            str(args.get("command", "")))):
+                    unsure = text
         return None
 
 

@@ -24,6 +24,7 @@ RUNNERS = frozenset({
     "taskset", "parallel", "busybox", "script", "ssh", "npx", "pnpx", "bunx", "uvx",
     "pipx", "systemd-run", "at", "batch", "caffeinate", "source", ".", "sg", "unbuffer",
     "expect", "fakeroot", "proot", "firejail", "bwrap", "valgrind", "gdb", "catchsegv",
+    "toybox",
 })
 # interpreters: they run whatever program text they are given
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh",
@@ -36,6 +37,9 @@ _INTERPRETER = re.compile(
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _EXPANDS = re.compile(r"[*?\[]|\{.*(,|\.\.).*\}")
 _MAX_DEPTH = 8
+# the reading of a shell that runs a script from a file or its input (``bash x.sh``,
+# ``… | sh``): its commands are unknown here, so a deny rule asks instead of allowing
+UNKNOWN_SCRIPT = "\0script"
 
 
 def base_name(word: str) -> str:
@@ -94,15 +98,22 @@ def _script_forms(base: str, args: list, depth: int) -> Iterator[tuple[str | Non
         return
     if base not in SHELLS and base not in ("su", "runuser"):
         return
+    if base in SHELLS and not any(_is_c(a.value or "") for a in args):
+        yield UNKNOWN_SCRIPT, ""  # a script file, or commands on its input
+        return
     for n, arg in enumerate(args):
-        flag = arg.value or ""
-        if flag.startswith("-") and not flag.startswith("--") and "c" in flag[1:]:
+        if _is_c(arg.value or ""):
             script = args[n + 1] if n + 1 < len(args) else None
             if script is None or script.value is None:
                 yield None, " ".join(a.raw for a in args[n + 1:])
             else:
                 yield from deny_forms(script.value, depth + 1)
             return
+
+
+def _is_c(flag: str) -> bool:
+    """``-c``, ``-lc``, ``-ec`` …: the next argument is the script."""
+    return flag.startswith("-") and not flag.startswith("--") and "c" in flag[1:]
 
 
 def _rough_forms(command: str) -> Iterator[tuple[str | None, str]]:

@@ -77,9 +77,11 @@ def _command_forms(cmd: Command, depth: int) -> Iterator[tuple[str | None, str]]
             yield None, rest  # a name only known when it runs (or a glob, {a,b} …)
             yield from _rough_forms(cmd.text)
             return
-        yield name, rest
-        yield base_name(name), rest
         base = base_name(name)
+        for spelled in (name, base):
+            yield spelled, rest
+            if wrapped:  # xargs, find -exec …: arguments may be added when it runs
+                yield spelled, f"{rest} …".strip()
         if depth < _MAX_DEPTH:
             yield from _script_forms(base, words[k + 1:], depth)
         wrapped = wrapped or base in RUNNERS

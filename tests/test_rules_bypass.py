@@ -110,3 +110,9 @@ def test_a_shell_script_a_deny_rule_cannot_read_asks(command: str) -> None:
     assert decide_call("shell", {"command": command}, "yolo", rules=DENY)[0] == "ask"
     assert decide_call("shell", {"command": command}, "deny", rules=DENY)[0] == "deny"
     assert verdict(RuleSet(allow=("shell",)), command) == "allow"  # no deny rule: as before
+
+
+def test_a_huge_unsure_command_asks_under_a_deny_rule() -> None:
+    command = "npm test '" + "a " * 20000  # unclosed quote: not understood
+    assert RuleSet(allow=("shell",), deny=("shell(rm *)",)).verdict(
+        "shell", {"command": command}) == ("ask", "shell(rm *)")

@@ -37,6 +37,7 @@ _INTERPRETER = re.compile(
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _EXPANDS = re.compile(r"[*?\[]|\{.*(,|\.\.).*\}")
 _MAX_DEPTH = 8
+_MAX_STARTS = 200  # words tried as a command's start; past them a deny rule asks
 # the reading of a shell that runs a script from a file or its input (``bash x.sh``,
 # ``… | sh``): its commands are unknown here, so a deny rule asks instead of allowing
 UNKNOWN_SCRIPT = "\0script"
@@ -71,6 +72,9 @@ def _command_forms(cmd: Command, depth: int) -> Iterator[tuple[str | None, str]]
     shown = [w.value if w.value is not None else w.raw for w in words]
     wrapped = False  # after a runner every later word may be the command it runs
     for k in range(start, len(words)):
+        if k - start >= _MAX_STARTS:
+            yield UNKNOWN_SCRIPT, ""
+            return
         rest = " ".join(shown[k + 1:])
         name = words[k].value
         if name is None or _EXPANDS.search(words[k].raw):
@@ -126,6 +130,9 @@ def _rough_forms(command: str) -> Iterator[tuple[str | None, str]]:
     flat = re.sub(r"['\"\\]", "", flat)
     words = [w for w in re.split(r"[\s;&|(){}<>,`=$]+", flat) if w]
     for k, word in enumerate(words):
+        if k >= _MAX_STARTS:
+            yield UNKNOWN_SCRIPT, ""
+            return
         rest = " ".join(words[k + 1:])
         yield word, rest
         yield base_name(word), rest

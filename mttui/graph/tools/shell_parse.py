@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .shell_quotes import Unsure, ansi_c, arithmetic, backtick, braced
 
@@ -58,6 +59,7 @@ class ParsedShell:
     why: str = ""  # what made it unsure
 
 
+@lru_cache(maxsize=32)  # one call is read for every rule: read it once (never mutated)
 def parse_shell(source: str) -> ParsedShell:
     """The simple commands of ``source``, and whether it was fully understood."""
     reader = _Reader(source)

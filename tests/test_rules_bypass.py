@@ -88,6 +88,7 @@ def test_deny_does_not_catch_mere_mentions(command: str) -> None:
     "nohup ls", "time ls", "timeout 5 ls", "watch ls", "exec ls", "eval ls",
     "command ls", "builtin echo", "find . -exec rm {} +", "find . -name x",
     "git -c core.pager=sh log", "/usr/bin/python3 x.py", "awk '{print}' f",
+    "FOO=1 bash -c ls", "npm exec foo", "git lol",
 ])
 def test_proposed_rules_never_cover_an_interpreter(command: str) -> None:
     rule = propose_rule("shell", {"command": command})
@@ -100,6 +101,7 @@ def test_proposed_rules_never_cover_an_interpreter(command: str) -> None:
 def test_proposed_rules_for_ordinary_commands_keep_their_glob() -> None:
     assert propose_rule("shell", {"command": "npm test -- -k x"}) == "shell(npm test*)"
     assert propose_rule("shell", {"command": "git status -s"}) == "shell(git status*)"
+    assert propose_rule("shell", {"command": "cat $(ls) *.py"}) == "shell(cat*)"
 
 
 @pytest.mark.parametrize("command", ["bash build.sh", "echo 'rm -rf x' | bash",

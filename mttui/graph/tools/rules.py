@@ -235,6 +235,9 @@ _GIT_COMMANDS = frozenset({
     "init", "clone", "cherry-pick", "revert", "bisect", "worktree", "submodule"})
 
 
+_PACKAGE_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "deno"})
+
+
 def _exact(text: str) -> str:
     """A rule for exactly ``text`` (its glob characters taken literally)."""
     return "shell(" + re.sub(r"([*?\[])", r"[\1]", text.strip()) + ")"
@@ -249,11 +252,12 @@ def _propose_shell(command: str) -> str:
     cmds = [c for c in parsed.commands if c.words]
     if not parsed.sure or not cmds:
         return _exact(command)
-    cmd = cmds[0]
+    cmd = min(cmds, key=lambda c: c.start)  # the first written, not a substitution's
     values = [w.value for w in cmd.words]
-    name = values[0]
-    if name is None or is_interpreter(name) or (name == "git" and (
-            len(values) < 2 or values[1] not in _GIT_COMMANDS)):
+    name, sub = values[0], (values[1:2] or [""])[0]
+    if (name is None or "=" in name or is_interpreter(name)
+            or (name == "git" and sub not in _GIT_COMMANDS)
+            or (name in _PACKAGE_RUNNERS and sub in ("exec", "x", "dlx"))):
         return _exact(cmd.text)
     keep = []
     for word in cmd.words[:2]:

@@ -46,6 +46,7 @@ class Command:
     words: list[Word] = field(default_factory=list)
     writes: bool = False  # an output redirection
     pieces: list[str] = field(default_factory=list)  # words and redirections as written
+    start: int = 0  # where it starts in the text (substitutions' commands come first)
 
     @property
     def text(self) -> str:
@@ -136,7 +137,7 @@ class _Reader:
         start = self.i
         word = self._word()
         if word is None:
-            return self._simple(Command())  # starts with a redirection
+            return self._simple(Command(start=self.i))  # starts with a redirection
         if word.raw == word.value:
             if word.raw == "}" and end == "}":
                 return "close"
@@ -152,7 +153,7 @@ class _Reader:
             if word.raw in _UNSURE:
                 raise Unsure(f"{word.raw} is not followed here")
         self.i = start
-        return self._simple(Command())
+        return self._simple(Command(start=start))
 
     def _nested(self, end: str) -> None:
         inner = _Reader(self.s, self.depth + 1)
@@ -380,6 +381,8 @@ class _Reader:
         body, end = backtick(self.s, self.i)
         inner = _Reader(body, self.depth + 1)
         inner.parse_list("")
+        for cmd in inner.commands:
+            cmd.start += self.i + 1  # where the body starts in this text
         self.commands.extend(inner.commands)
         raw.append("`…`")
         self.i = end

@@ -1,10 +1,14 @@
 """Permission rules: ``TOOL`` or ``TOOL(glob)``, and whether one matches a call.
 
-- ``shell(glob)``: the glob matches the command. A compound command (``;``, ``&&``,
-  ``||``, ``|``, ``&``, ``$(…)``, backticks, ``<(…)``, newlines) matches an *allow*
-  rule only if every part matches; an output redirection (``>``, ``>>``, ``>|``,
-  ``&>``) never matches an allow rule. A *deny* rule matches when any part (or the
-  whole command) matches.
+- ``shell(glob)``: the glob matches the command, read as bash reads it
+  (:mod:`.shell_parse`). A compound command (``;``, ``&&``, ``||``, ``|``, ``&``,
+  ``$(…)``, backticks, ``<(…)``, newlines, groups) matches an *allow* rule only if
+  every simple command matches; a command not fully understood, a part with a
+  newline or other control character, and an output redirection (``>``, ``>>``,
+  ``>|``, ``&>``) never match an allow rule. A *deny* rule matches when the whole
+  command, a part, or any reading of a part's command name matches (quotes,
+  paths, assignments and wrappers seen through: :mod:`.shell_names`); a shell
+  script it cannot read makes it ask.
 - file tools (``read_file``, ``list_dir``, ``search_files``, ``write_file``,
   ``edit_file``): the glob matches the normalized path relative to the project
   (``*`` within a directory, ``**`` across directories); a path that leaves the

@@ -203,25 +203,34 @@ SEQ_RUN = 16
 
 
 def last_seq(path: Path) -> int:
-    """The largest ``seq`` of a readable record at the end of the file.
+    """The largest plausible ``seq`` of a readable record at the end of the file.
 
     Read backwards until a run of :data:`SEQ_RUN` records in unbroken order (or
     the start): a hostile last line with a lower ``seq`` does not make the writer
-    reuse numbers, and the cost stays that of the last few lines.
+    reuse numbers, and the cost stays that of the last few lines. A writer gives
+    each line at most one seq, so a record ``k`` lines after that run (or after the
+    start) has a seq of at most the run's first seq plus ``k``; a larger one (``1e18``
+    written by hand, a flipped bit) is not continued from, like a corrupt line.
     """
     if os.path.getsize(path) == 0:
         return 0
-    best = 0
     run = 0
     after: int | None = None  # the seq of the record after this one
+    seen: list[tuple[int, int]] = []  # (lines from the end, seq), last line first
+    lines = 0
+    anchor: tuple[int, int] | None = None  # (lines from the end, seq) known sane
     for raw in reversed_lines(path):
+        lines += 1
         rec = parse_line(raw) if raw.strip() else None
         if rec is None:
             continue
         seq = int(rec["seq"])
-        best = max(best, seq)
+        seen.append((lines, seq))
         run = run + 1 if after is not None and seq == after - 1 else 1
         after = seq
         if run >= SEQ_RUN:
+            anchor = (lines, seq)
             break
-    return best
+    if anchor is None:  # the start was reached: line n (from the start) has seq <= n
+        anchor = (lines + 1, 0)
+    return max((seq for at, seq in seen if seq <= anchor[1] + anchor[0] - at), default=0)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from .errors import IndexTooNew, MttuiError, SessionNotFound
+from .fork_state import start_fields
 from .index import ingest, marker_rows, owed, queries
 from .index.handle import IndexFile
 from .index.ingest import ingest_file, rel_path, session_row
@@ -86,7 +87,7 @@ class SessionService:
             writer.append(
                 "session_start", v=1, thread_id=writer.thread_id, project=str(self.project),
                 project_hash=self.project_hash, provider=provider, model=model, title=title,
-                app_version=APP_VERSION, **({"forked_from": forked_from} if forked_from else {}),
+                app_version=APP_VERSION, **start_fields(forked_from),
             )  # fmt: skip
         except BaseException:
             # no session_start (a full disk): no session, rather than an empty one

@@ -43,7 +43,8 @@ def _fill(home: Path, room: int) -> Path:
     return filler
 
 
-def _mttui(home: Path, project: Path, *args: str, full_at: int = 0) -> subprocess.CompletedProcess[str]:
+def _mttui(home: Path, project: Path, *args: str,
+           full_at: int = 0) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MTTUI_HOME": str(home), "MTTUI_CONFIG": str(home.parent / "c.toml")}
     env.pop("MTTUI_DEBUG", None)
     entry = ["-m", "mttui.cli"]

@@ -117,3 +117,20 @@ async def test_the_browser_says_incomplete_and_the_chat_is_read_only(
         assert "incomplete fork" in str(chat.chat.read_only)
         await pilot.pause(1.5)  # the lock probe finds nobody writing: still read-only
         assert chat.state == "read-only"
+
+
+def test_an_index_of_schema_12_gains_the_column(
+    home: Path, project: Path, service: SessionService
+) -> None:
+    import sqlite3
+
+    sid = _source(service, fold=False)
+    old = sqlite3.connect(service.layout.index_path)
+    old.isolation_level = None
+    old.execute("ALTER TABLE sessions DROP COLUMN fork_incomplete")  # what schema 12 held
+    old.execute("PRAGMA user_version = 12")
+    old.close()
+    made = _killed_fork(home, project, sid, "after:session_start")
+    again = SessionService(home, project)
+    assert {s.id: s.fork_incomplete for s in again.list_sessions().sessions} == {
+        sid: False, made: True}

@@ -56,6 +56,18 @@ def denied(conn: sqlite3.Connection, sess: int, call_ids: list[str]) -> None:
     )
 
 
+_ASKED = ("SELECT json_extract(j.value, '$.call_id') FROM approvals a, "
+          "json_each(a.tool_calls) j WHERE a.sess = ? AND json_valid(a.tool_calls)")
+
+
+def unasked_reruns(conn: sqlite3.Connection, sess: int) -> set[str]:
+    """Calls whose (last) re-run was never asked about: nothing ran, still unsettled."""
+    rows = conn.execute(
+        f"SELECT call_id FROM tool_ledger WHERE sess = ? AND settled = 1 AND rerun_call IS NOT "
+        f"NULL AND rerun_call NOT IN ({_ASKED})", (sess, sess)).fetchall()
+    return {str(r[0]) for r in rows}
+
+
 def unsettled(conn: sqlite3.Connection, sess: int) -> int:
     """Calls open or closed as interrupted, and not settled by the user. A re-run whose
     new call was never asked about (the process ended first; a re-run always asks) did
@@ -64,9 +76,7 @@ def unsettled(conn: sqlite3.Connection, sess: int) -> int:
         "SELECT count(*) FROM (SELECT call_id FROM open_tools WHERE sess = ? UNION "
         "SELECT call_id FROM tool_ledger WHERE sess = ? AND interrupted = 1) "
         "WHERE call_id NOT IN (SELECT call_id FROM tool_ledger WHERE sess = ? AND settled = 1 "
-        "AND (rerun_call IS NULL OR rerun_call IN (SELECT json_extract(j.value, '$.call_id') "
-        "FROM approvals a, json_each(a.tool_calls) j WHERE a.sess = ? "
-        "AND json_valid(a.tool_calls))))",
+        f"AND (rerun_call IS NULL OR rerun_call IN ({_ASKED})))",
         (sess, sess, sess, sess),
     ).fetchone()
     return int(row[0])

@@ -134,3 +134,20 @@ def test_an_index_of_schema_12_gains_the_column(
     again = SessionService(home, project)
     assert {s.id: s.fork_incomplete for s in again.list_sessions().sessions} == {
         sid: False, made: True}
+
+
+@pytest.mark.parametrize("args", [("queue", "add", "{id}", "later"), ("rename", "{id}", "x"),
+                                  ("compact", "{id}"),
+                                  ("rewind", "{id}", "--to", "1", "--conversation", "--yes")])
+def test_an_incomplete_fork_is_not_written_to(
+    home: Path, project: Path, service: SessionService, args: tuple[str, ...]
+) -> None:
+    sid = _source(service, fold=False)
+    made = _killed_fork(home, project, sid, "before:session_update")
+    path = next(home.glob(f"history/*/session-*-{made}.jsonl"))
+    before = path.read_bytes()
+    r = cli(home, project, *(a.format(id=made) for a in args))
+    assert r.returncode == 1 and "incomplete fork" in r.stderr, (r.returncode, r.stderr)
+    assert path.read_bytes() == before
+    shown = cli(home, project, "sessions")
+    assert "⑂ incomplete" in next(x for x in shown.stdout.splitlines() if made in x)

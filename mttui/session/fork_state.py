@@ -10,7 +10,9 @@ neither and are complete.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 
 from .errors import MttuiError
 
@@ -47,3 +49,23 @@ def incomplete_text(session_id: str, *, named: bool = True) -> str:
 class ForkIncomplete(MttuiError):
     """Writing to a fork whose copy never finished (exit 1): it would go on from a
     conversation that is not all there."""
+
+
+def refuse_incomplete(path: Path, start: Mapping[str, object] | None,
+                      indexed: Callable[[], bool | None]) -> None:
+    """Raise :class:`ForkIncomplete` when the log at ``path`` (first record ``start``) is
+    an incomplete fork: from the index (``indexed``), else from the log itself."""
+    if (start or {}).get("fork_state") != FORK_COPYING:
+        return  # not a fork made with a completion mark: the usual case, nothing read
+    found = indexed()
+    if found is None:
+        from .reader import read_records
+
+        found = incomplete(rec for _, rec in read_records(path))
+    if found:
+        raise ForkIncomplete(incomplete_text(str((start or {}).get("session_id") or "")))
+
+
+def incomplete_row(conn: sqlite3.Connection, sess: int) -> bool:
+    row = conn.execute("SELECT fork_incomplete FROM sessions WHERE sess = ?", (sess,)).fetchone()
+    return bool(row and row[0])

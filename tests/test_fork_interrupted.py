@@ -68,6 +68,8 @@ def test_a_killed_fork_is_incomplete_and_can_be_finished(
     problems = run_json(home, project, "doctor", code=1).stdout
     assert {"session_id": made, "code": "fork_incomplete"}.items() <= next(
         p for p in json.loads(problems)["problems"] if p["session_id"] == made).items()
+    check = run_json(home, project, "resume-check", made)
+    assert (check["mode"], check["refusal"]["code"]) == ("refused", "fork_incomplete")
     refused = cli(home, project, "exec", "--session", made, "go on")
     assert refused.returncode == 1 and "incomplete fork" in refused.stderr, refused.stderr
     done = run_json(home, project, "fork", made, "--finish")

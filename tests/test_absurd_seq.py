@@ -49,3 +49,13 @@ def test_the_cli_continues_after_the_last_sane_seq(
     assert r.returncode == 0, r.stderr
     seqs = [r["seq"] for r in read_all(w.path)[0]]
     assert seqs[-1] == 3
+
+
+def test_lines_deleted_by_hand_do_not_make_seqs_reused(service: SessionService) -> None:
+    """Fewer lines than seqs (some deleted by hand): the records left still say where
+    the log is; the writer goes on after the last of them."""
+    w = new_session(service, [message(f"m{i}", "user", f"text {i}") for i in range(12)])
+    lines = w.path.read_bytes().splitlines(keepends=True)
+    w.path.write_bytes(b"".join(lines[:3] + lines[8:]))  # seqs 4..8 gone
+    with service.open_writer(w.session_id) as again:
+        assert again.append("run_start", run_id="next")["seq"] == 14

@@ -207,10 +207,11 @@ def last_seq(path: Path) -> int:
 
     Read backwards until a run of :data:`SEQ_RUN` records in unbroken order (or
     the start): a hostile last line with a lower ``seq`` does not make the writer
-    reuse numbers, and the cost stays that of the last few lines. A writer gives
-    each line at most one seq, so a record ``k`` lines after that run (or after the
-    start) has a seq of at most the run's first seq plus ``k``; a larger one (``1e18``
-    written by hand, a flipped bit) is not continued from, like a corrupt line.
+    reuse numbers, and the cost stays that of the last few lines. A record whose
+    neighbour continues or precedes it by one is trusted (lines deleted by hand leave
+    such runs); a lone one counts only if a writer could have given it its seq: one
+    per line since the last trusted record (or since the start). So a ``1e18`` written
+    at the end by hand is not continued from, like a corrupt line.
     """
     if os.path.getsize(path) == 0:
         return 0
@@ -218,7 +219,6 @@ def last_seq(path: Path) -> int:
     after: int | None = None  # the seq of the record after this one
     seen: list[tuple[int, int]] = []  # (lines from the end, seq), last line first
     lines = 0
-    anchor: tuple[int, int] | None = None  # (lines from the end, seq) known sane
     for raw in reversed_lines(path):
         lines += 1
         rec = parse_line(raw) if raw.strip() else None
@@ -229,8 +229,17 @@ def last_seq(path: Path) -> int:
         run = run + 1 if after is not None and seq == after - 1 else 1
         after = seq
         if run >= SEQ_RUN:
-            anchor = (lines, seq)
             break
-    if anchor is None:  # the start was reached: line n (from the start) has seq <= n
-        anchor = (lines + 1, 0)
-    return max((seq for at, seq in seen if seq <= anchor[1] + anchor[0] - at), default=0)
+    seen.reverse()  # file order
+    seqs = [seq for _, seq in seen]
+    anchor = (lines + 1, 0)  # the start: line n from the start has a seq <= n
+    best = 0
+    for i, (at, seq) in enumerate(seen):
+        trusted = (i > 0 and seqs[i - 1] == seq - 1) or (
+            i + 1 < len(seen) and seqs[i + 1] == seq + 1)
+        if trusted:
+            anchor = (at, seq)
+        elif seq > anchor[1] + anchor[0] - at:
+            continue  # more seqs than lines since the last trusted record
+        best = max(best, seq)
+    return best

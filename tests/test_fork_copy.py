@@ -72,7 +72,8 @@ def test_fork_copies_lines_and_rows_and_equals_a_rebuild(
     assert [r["seq"] for r in log] == list(range(1, len(log) + 1))
     assert {r["session_id"] for r in log} == {result.session_id}
     assert [r["type"] for r in log] == ["session_start"] + ["transcript_message"] * 4 + [
-        "compression"] + ["transcript_message"] * 2
+        "compression"] + ["transcript_message"] * 2 + ["session_update"]
+    assert log[-1]["fork_state"] == "done"  # the copy and the seed finished
     src = fold(records(service.resolve(sid).path))
     copy = fold(log)
     assert [m["id"] for m in copy.messages] == [m["id"] for m in src.messages]

@@ -10,6 +10,7 @@ import pytest
 
 from mttui.config import load_settings
 from mttui.core.fork import fork
+from mttui.core.fork_guard import ForkFailed
 from mttui.graph.checkpoints import open_saver
 from mttui.graph.seed import view_messages
 from mttui.session.resume.facts import read_facts
@@ -76,7 +77,8 @@ def test_collector_paused_while_seeding_and_back_on_after(
         raise OSError("disk full")
 
     monkeypatch.setattr(seed, "seed_thread", failing)
-    with pytest.raises(OSError):
+    with pytest.raises(ForkFailed, match="nothing of it was kept"):
         fork(service, load_settings({"provider": "offline"}), sid)
     assert seen == [False]
     assert gc.isenabled()
+    assert [s.id for s in service.list_sessions().sessions] == [sid]  # removed

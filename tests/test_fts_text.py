@@ -81,7 +81,7 @@ def _migrated_and_whole(index: Path) -> None:
     """``index`` is at the current schema, each shard holds exactly the pieces of its
     rows, and no FTS row is still owed."""
     conn = sqlite3.connect(index)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
     shards.register(conn)
     shards.integrity_check(conn)
     assert conn.execute("SELECT count(*) FROM fts_owed").fetchone()[0] == 0

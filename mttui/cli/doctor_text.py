@@ -14,6 +14,8 @@ ADVICE = {
             "after it",
     "seq_gap": "records are missing between others; the session still opens "
                "(`mttui resume-check {sid}` says what a resume would do)",
+    "fork_incomplete": "`mttui fork {sid} --finish` makes the fork again from its source "
+                       "and removes this one; `mttui delete {sid}` only removes it",
 }
 DEFAULT_ADVICE = "`mttui resume-check {sid}` says whether and how the session can be resumed"
 

@@ -182,6 +182,8 @@ def _time_travel(cmd: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("session", metavar="S")
     p.add_argument("--at", type=int, metavar="SEQ")
     p.add_argument("--title")
+    p.add_argument("--finish", action="store_true",
+                   help="S is an incomplete fork: make it again from its source, remove it")
     p.add_argument("--json", action="store_true")
 
     p = cmd("ledger", "list and settle interrupted tool calls")

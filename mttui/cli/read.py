@@ -44,6 +44,7 @@ def cmd_sessions(args: argparse.Namespace, service: SessionService) -> int:
                 f"⚠{st.interrupted_tools}" if st.interrupted_tools else "",
                 f"⧗{st.queued}" if st.queued else "",
                 f"✗{st.corrupt_lines}" if st.corrupt_lines else "",
+                "⑂ incomplete" if s.fork_incomplete else "",
             ) if b
         )
         rows.append([s.id, relative_time(s.updated_at, now), str(s.message_count),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from mttui.graph.events import ApprovalRequested, RunEvent, ToolOutput
 from mttui.session.errors import MttuiError
+from mttui.session.fork_state import incomplete_text
 from mttui.session.lock import SessionLocked, holder_pid
 from mttui.session.models import SessionInfo
 from mttui.session.service import SessionService
@@ -71,6 +72,9 @@ class ChatSession:
     def writable(self) -> bool:
         """Whether no other process writes the session (a read-only probe of its lock)."""
         assert self.info is not None
+        if self.info.fork_incomplete:  # never written to: finished or deleted instead
+            self.read_only = incomplete_text(self.info.id)
+            return False
         pid = holder_pid(Path(self.info.path))
         if pid is not None and self.handle is None:
             holder = f"process {pid}" if pid > 0 else "another process"
@@ -81,7 +85,8 @@ class ChatSession:
     def released(self) -> bool:
         """Whether the other process that wrote this session has let go of it (a
         read-only probe of its lock, as :meth:`writable`): it is writable here again."""
-        if self.read_only is None or self.info is None or self.handle is not None:
+        if (self.read_only is None or self.info is None or self.handle is not None
+                or self.info.fork_incomplete):
             return False
         if holder_pid(Path(self.info.path)) is not None:
             return False

@@ -34,6 +34,8 @@ from mttui.session.service import SessionService
 from mttui.session.timeline import read_timeline
 from mttui.session.transcript import fold
 
+from .fork_guard import guarded
+
 if TYPE_CHECKING:
     from mttui.config import Settings
     from mttui.session.record_types import Message, Record
@@ -109,7 +111,7 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
     writer = service.create_session(provider=settings.provider, model=settings.model,
                                     title=new_title,
                                     forked_from={"session_id": info.id, "seq": seq})
-    try:
+    with guarded(service, writer):
         db = service.layout.checkpoints_path(info.project_hash)
         sent = sent_contents(db, whole.thread_ids, view)  # @file blocks as the model had them
         seed_thread(writer, settings, project=Path(info.project), checkpoints_path=db,
@@ -125,8 +127,6 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
         if t.last_compression is not None and not _has(items):
             items.append(_compression(t.last_compression))
         writer.append_many(items)
-    finally:
-        writer.close()
     adjusted = asked if seq != asked else None
     return ForkResult(writer.session_id, info.id, seq, adjusted, len(copies), new_title)
 
@@ -145,7 +145,7 @@ def _fork_copied(service: SessionService, settings: Settings, info: SessionInfo,
     writer = service.create_session(provider=settings.provider, model=settings.model,
                                     title=new_title,
                                     forked_from={"session_id": info.id, "seq": plan.seq})
-    try:
+    with guarded(service, writer):
         stamp = iso_timestamp()
         data, messages, compressions = copied.render(
             session_id=writer.session_id, first_seq=writer.log.last_seq + 1, timestamp=stamp)
@@ -168,8 +168,6 @@ def _fork_copied(service: SessionService, settings: Settings, info: SessionInfo,
             seed_thread(writer, settings, project=Path(info.project), checkpoints_path=db,
                         messages=view_messages(summary, view, sent),
                         thread_id=writer.thread_id)
-    finally:
-        writer.close()
     adjusted = plan.asked if plan.seq != plan.asked else None
     return ForkResult(writer.session_id, info.id, plan.seq, adjusted, plan.seq, new_title)
 

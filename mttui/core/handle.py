@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from mttui.graph.events import ApprovalRequested, Notice, RunEnded, RunEvent
+from mttui.session.fork_state import ForkIncomplete, incomplete_text
 from mttui.session.records import title_from_text
 from mttui.session.service import SessionService
 from mttui.session.writer import SessionWriter
@@ -119,6 +120,8 @@ class SessionHandle:
         from mttui.graph.resume.apply import check_resumable
 
         info = service.resolve(ref)
+        if info.fork_incomplete:
+            raise ForkIncomplete(incomplete_text(info.id))
         if info.project_hash != service.project_hash:
             service = SessionService(service.layout.home, Path(info.project))
         from .model_choice import session_settings

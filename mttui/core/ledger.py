@@ -47,7 +47,9 @@ class LedgerCall:
     run_id: str
     note: str = ""
     rerun_call_id: str = ""  # the new call of a re-run
-    rerun: str = ""  # that call: waiting (for its approval) | approved | denied
+    # that call: waiting (for its approval) | approved | denied | not_started (the
+    # process ended before its approval was asked: a re-run always asks, so it never ran)
+    rerun: str = ""
 
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -81,6 +83,8 @@ def ledger_of(service: SessionService, info: SessionInfo) -> Ledger:
     for m in t.messages:
         for call in m.get("tool_calls") or []:
             args[str(call.get("id"))] = dict(call.get("args") or {})
+    asked = {str(c.get("call_id")) for r in records if r.get("type") == "approval_request"
+             for c in r.get("tool_calls") or [] if isinstance(c, dict)}
     out = Ledger(info.id)
     for cid, rec in t.dispatched.items():
         if t.outcomes.get(cid, "interrupted") != "interrupted":
@@ -95,7 +99,9 @@ def ledger_of(service: SessionService, info: SessionInfo) -> Ledger:
             entry.rerun_call_id = new
             entry.rerun = {"deny": "denied", "approve": "approved"}.get(
                 said[-1] if said else "", "waiting")
-            if entry.rerun == "denied":  # nothing ran: the old call is still unsettled
+            if new not in asked:  # killed before its approval was asked: it never ran
+                entry.rerun = "not_started"
+            if entry.rerun in ("denied", "not_started"):  # the old call is still unsettled
                 entry.state = "interrupted"
         out.calls.append(entry)
     return out

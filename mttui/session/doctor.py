@@ -5,7 +5,8 @@ be seen). Codes: ``corrupt_lines``, ``seq_gap``, ``unknown_record_types``,
 ``no_session_start``, ``permissions``, ``not_indexed``, ``wrong_field_types``
 (fields left out of readable records), ``index_stale`` (the index disagrees with
 the file's readable content), ``missing_file`` (index row without a log),
-``delete_unfinished``, ``index_corrupt``. Repair finishes deletes, fixes
+``delete_unfinished``, ``index_corrupt``, ``fork_incomplete`` (a fork whose copy was
+interrupted: session/fork_state.py). Repair finishes deletes, fixes
 permissions and rebuilds the index from the logs.
 
 Each session's resume verdict comes from the log-only plan (resume.md; no
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import checkpoint_store
+from . import checkpoint_store, fork_state
 from .delete import finish_delete
 from .index import owed, shards
 from .index.ingest import rel_path, session_files, session_row
@@ -87,6 +88,9 @@ def check(
                 _problem(sid, "wrong_field_types", f"{stats.bad_fields} record(s) with fields of "
                          "the wrong type (ignored)" + _where(stats, "(ignored)"))
             )  # fmt: skip
+        if fork_state.incomplete(records):
+            problems.append(_problem(sid, "fork_incomplete",
+                                     fork_state.incomplete_text(sid, named=False)))
         if stats.seq_gaps:
             problems.append(_problem(sid, "seq_gap", f"{stats.seq_gaps} gap(s) in seq"))
         if stats.unknown_types:

@@ -79,6 +79,7 @@ class SessionInfo(Plain):
     clear_count: int = 0
     fork: dict[str, object] | None = None  # forked_from, when the listing read it
     parent_title: str | None = None  # the title of the session this one was forked from
+    fork_incomplete: bool = False  # a fork whose copy never finished (fork_state.py)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -94,6 +95,7 @@ class SessionInfo(Plain):
             "compression_count": self.compression_count,
             "status": self.status.as_json(),
             "forked_from": self.forked_from(),
+            "incomplete": self.fork_incomplete,
             "usage": self.usage.as_json(),
         }
 

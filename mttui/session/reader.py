@@ -203,25 +203,43 @@ SEQ_RUN = 16
 
 
 def last_seq(path: Path) -> int:
-    """The largest ``seq`` of a readable record at the end of the file.
+    """The largest plausible ``seq`` of a readable record at the end of the file.
 
     Read backwards until a run of :data:`SEQ_RUN` records in unbroken order (or
     the start): a hostile last line with a lower ``seq`` does not make the writer
-    reuse numbers, and the cost stays that of the last few lines.
+    reuse numbers, and the cost stays that of the last few lines. A record whose
+    neighbour continues or precedes it by one is trusted (lines deleted by hand leave
+    such runs); a lone one counts only if a writer could have given it its seq: one
+    per line since the last trusted record (or since the start). So a ``1e18`` written
+    at the end by hand is not continued from, like a corrupt line.
     """
     if os.path.getsize(path) == 0:
         return 0
-    best = 0
     run = 0
     after: int | None = None  # the seq of the record after this one
+    seen: list[tuple[int, int]] = []  # (lines from the end, seq), last line first
+    lines = 0
     for raw in reversed_lines(path):
+        lines += 1
         rec = parse_line(raw) if raw.strip() else None
         if rec is None:
             continue
         seq = int(rec["seq"])
-        best = max(best, seq)
+        seen.append((lines, seq))
         run = run + 1 if after is not None and seq == after - 1 else 1
         after = seq
         if run >= SEQ_RUN:
             break
+    seen.reverse()  # file order
+    seqs = [seq for _, seq in seen]
+    anchor = (lines + 1, 0)  # the start: line n from the start has a seq <= n
+    best = 0
+    for i, (at, seq) in enumerate(seen):
+        trusted = (i > 0 and seqs[i - 1] == seq - 1) or (
+            i + 1 < len(seen) and seqs[i + 1] == seq + 1)
+        if trusted:
+            anchor = (at, seq)
+        elif seq > anchor[1] + anchor[0] - at:
+            continue  # more seqs than lines since the last trusted record
+        best = max(best, seq)
     return best

@@ -139,7 +139,7 @@ _TEXT_FIELDS = [
     "timestamp", "session_id", "thread_id", "project", "project_hash", "provider", "model",
     "title", "app_version", "message_id", "status", "read_at", "error", "run_id", "request_id",
     "reason", "call_id", "tool_name", "arguments_sha256", "summary", "trigger", "mode",
-    "item_id", "pending_id", "id", "text",
+    "item_id", "pending_id", "id", "text", "fork_state",
 ]  # fmt: skip
 _INT_FIELDS = ["v", "removed_count", "kept_count", "tokens_before", "tokens_after", "position"]
 _LIST_FIELDS = ["remember", "tools", "kept_message_ids", "warnings", "item_ids", "message_ids"]

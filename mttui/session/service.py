@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from .errors import IndexTooNew, MttuiError, SessionNotFound
+from .fork_state import incomplete_row, refuse_incomplete, start_fields
 from .index import ingest, marker_rows, owed, queries
 from .index.handle import IndexFile
 from .index.ingest import ingest_file, rel_path, session_row
@@ -73,10 +74,8 @@ class SessionService:
     def checkpoints_path(self) -> Path:
         return self.layout.checkpoints_path(self.project_hash)
 
-    def create_session(
-        self, *, provider: str, model: str, title: str | None = None,
-        forked_from: dict[str, object] | None = None,
-    ) -> SessionWriter:
+    def create_session(self, *, provider: str, model: str, title: str | None = None,
+                       forked_from: dict[str, object] | None = None) -> SessionWriter:
         """Create a new session file with its ``session_start`` and hold its lock."""
         sid = new_session_id()
         path = self.project_dir() / session_filename(sid, utc_now())
@@ -86,7 +85,7 @@ class SessionService:
             writer.append(
                 "session_start", v=1, thread_id=writer.thread_id, project=str(self.project),
                 project_hash=self.project_hash, provider=provider, model=model, title=title,
-                app_version=APP_VERSION, **({"forked_from": forked_from} if forked_from else {}),
+                app_version=APP_VERSION, **start_fields(forked_from),
             )  # fmt: skip
         except BaseException:
             # no session_start (a full disk): no session, rather than an empty one
@@ -96,11 +95,13 @@ class SessionService:
         return writer
 
     def open_session(self, path: Path) -> SessionWriter:
-        """Open an existing session log for writing; raises ``SessionLocked``."""
+        """Open an existing session log for writing; raises ``SessionLocked``, and
+        ``ForkIncomplete`` for a fork whose copy never finished (fork_state.py)."""
         start = first_record(path)
         sid = (start or {}).get("session_id") or path.stem.rsplit("-", 1)[-1]
         log = SessionLog.open(path, sid)
         try:
+            refuse_incomplete(path, start, lambda: self._with_indexed(path, sid, incomplete_row))
             thread_id = self._with_indexed(path, sid, indexed_thread)
             if thread_id is None:  # the index is behind or unreadable: ask the log
                 thread_id = (start or {}).get("thread_id")

@@ -31,5 +31,8 @@ def badges(status: SessionStatus) -> Text:
 
 
 def fork_badge(info: SessionInfo) -> Text:
-    """``⑂`` for a fork (known from the listing; nothing is read here)."""
+    """``⑂`` for a fork, ``⑂!`` for one whose copy was interrupted (the title says
+    "incomplete fork"; known from the listing, nothing is read here)."""
+    if info.fork_incomplete:  # its copy was interrupted: not a session to go on with
+        return Text("⑂! ", style="bold red", no_wrap=True)
     return Text("⑂ ", style="bold magenta", no_wrap=True) if info.fork else Text(no_wrap=True)

@@ -23,13 +23,14 @@ TEXT = {
 
 
 def ledger_states(markers: Iterable[Marker]) -> dict[str, str]:
-    """``call_id`` → ``done`` | ``failed`` | ``rerun`` | ``denied`` (a re-run denied)."""
+    """``call_id`` → ``done`` | ``failed`` | ``rerun`` | ``denied`` (a re-run denied) |
+    ``not_started`` (a re-run never asked about: the index marks its resolution)."""
     states: dict[str, str] = {}
     reruns: dict[str, str] = {}  # new call id -> the old call it re-runs
     for m in sorted((m for m in markers if m.kind in LEDGER_KINDS), key=lambda m: m.record_seq):
         if m.kind == "resolution":
             call, state = str(m.data.get("call_id") or ""), str(m.data.get("resolution") or "")
-            states[call] = state
+            states[call] = "not_started" if m.data.get("not_started") else state
             new = m.data.get("rerun_call_id")
             if state == "rerun" and isinstance(new, str):
                 reruns[new] = call
@@ -58,10 +59,13 @@ def ledger_line(item: Item) -> str:
         return TEXT[state]
     if state == "denied":
         return f"its re-run was denied; it may have run: {ACTIONS}"
+    if state == "not_started":
+        return f"its re-run never started; it may have run: {ACTIONS}"
     return f"it may have run: {ACTIONS}"
 
 
 def can_settle(item: Item) -> bool:
     """Whether the ledger's actions apply: an interrupted call not settled (or whose
     re-run was denied)."""
-    return item.status == "interrupted" and item.data.get("ledger") in (None, "denied")
+    return item.status == "interrupted" and item.data.get("ledger") in (
+        None, "denied", "not_started")

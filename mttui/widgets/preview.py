@@ -79,6 +79,10 @@ class PreviewPane(VerticalScroll, can_focus=False):
         if info.fork:  # a fork: where it comes from
             parent = literal(info.parent_title or str(info.fork.get("session_id")))
             facts.add_row("⑂ fork of", f"{parent} at #{info.fork.get('seq')}")
+        if info.fork_incomplete:
+            facts.add_row("⑂ incomplete", "its copy was interrupted: `mttui fork "
+                          f"{info.id} --finish` makes it again, `mttui delete {info.id}` "
+                          "removes it")
         out: list[RenderableType] = [title, facts]
         for badge, words in info.status.describe():
             out.append(Text.assemble((badge + " ", "bold yellow"), words))

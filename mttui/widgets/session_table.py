@@ -155,7 +155,8 @@ class SessionTable(ScrollView, can_focus=True):
         return ids[i + 1] if i + 1 < len(ids) else ids[i - 1]
 
     def _cells(self, info: SessionInfo, now: datetime) -> list[Text]:
-        title = one_line(info.title or info.last_message_preview or "(untitled)",
+        title = one_line(("(incomplete fork) " if info.fork_incomplete else "")
+                         + (info.title or info.last_message_preview or "(untitled)"),
                          max(self._title_width, 10))
         cells = {
             "updated": Text(relative_time(info.updated_at, now), no_wrap=True),

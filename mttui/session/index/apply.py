@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ..fork_state import FORK_COPYING, FORK_DONE
 from ..markers import RECORD_KINDS, marker_of
 from ..pending import message_of, read_ids
 from ..records import iso_timestamp, parse_timestamp, title_from_text
@@ -138,6 +139,8 @@ class SessionApplier:
         if isinstance(origin, dict):
             self.row["forked_from"] = json.dumps(origin, ensure_ascii=False)
         self._on_session_update(offset, rec, ts)
+        if rec.get("fork_state") == FORK_COPYING:
+            self.row["fork_incomplete"] = 1
 
     def _on_session_update(self, offset: int, rec: Record, ts: str) -> None:
         row = self.row
@@ -148,6 +151,8 @@ class SessionApplier:
             row["model"] = model
         if isinstance(title, str) and title.strip():
             row["explicit_title"] = title.strip()
+        if rec.get("fork_state") == FORK_DONE:
+            row["fork_incomplete"] = 0
         if rec.get("chosen") is True and isinstance(model, str):
             row["chosen_model"] = model  # /model: kept across resumes
         self._thread(rec.get("thread_id"))

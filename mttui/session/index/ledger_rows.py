@@ -5,7 +5,8 @@ closed as ``interrupted`` by a resume, until a ``tool_resolution`` settles it
 (done, failed, rerun). ``tool_ledger`` keeps, per call, whether a resume closed
 it as interrupted and whether the user settled it; the badge counts the calls
 that are open or interrupted and not settled, like ``core.ledger`` lists them. A
-re-run that is denied at its approval leaves the old call unsettled again.
+re-run that is denied at its approval, or whose process ended before its approval
+was asked, leaves the old call unsettled again.
 """
 
 from __future__ import annotations
@@ -55,13 +56,28 @@ def denied(conn: sqlite3.Connection, sess: int, call_ids: list[str]) -> None:
     )
 
 
+_ASKED = ("SELECT json_extract(j.value, '$.call_id') FROM approvals a, "
+          "json_each(a.tool_calls) j WHERE a.sess = ? AND json_valid(a.tool_calls)")
+
+
+def unasked_reruns(conn: sqlite3.Connection, sess: int) -> set[str]:
+    """Calls whose (last) re-run was never asked about: nothing ran, still unsettled."""
+    rows = conn.execute(
+        f"SELECT call_id FROM tool_ledger WHERE sess = ? AND settled = 1 AND rerun_call IS NOT "
+        f"NULL AND rerun_call NOT IN ({_ASKED})", (sess, sess)).fetchall()
+    return {str(r[0]) for r in rows}
+
+
 def unsettled(conn: sqlite3.Connection, sess: int) -> int:
-    """Calls open or closed as interrupted, and not settled by the user."""
+    """Calls open or closed as interrupted, and not settled by the user. A re-run whose
+    new call was never asked about (the process ended first; a re-run always asks) did
+    not settle anything."""
     row = conn.execute(
         "SELECT count(*) FROM (SELECT call_id FROM open_tools WHERE sess = ? UNION "
         "SELECT call_id FROM tool_ledger WHERE sess = ? AND interrupted = 1) "
-        "WHERE call_id NOT IN (SELECT call_id FROM tool_ledger WHERE sess = ? AND settled = 1)",
-        (sess, sess, sess),
+        "WHERE call_id NOT IN (SELECT call_id FROM tool_ledger WHERE sess = ? AND settled = 1 "
+        f"AND (rerun_call IS NULL OR rerun_call IN ({_ASKED})))",
+        (sess, sess, sess, sess),
     ).fetchone()
     return int(row[0])
 

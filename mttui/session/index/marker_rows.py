@@ -12,6 +12,7 @@ import json
 import sqlite3
 
 from ..markers import RECORD_KINDS, Marker, MarkerKind
+from . import ledger_rows
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS markers (
@@ -46,4 +47,9 @@ def load(conn: sqlite3.Connection, sess: int) -> list[Marker]:
         known = _KINDS.get(kind)
         if known is not None:
             out.append(Marker(known, int(anchor), int(seq), dict(json.loads(data))))
+    stale = ledger_rows.unasked_reruns(conn, sess)
+    for marker in reversed(out):  # the last re-run of such a call never started
+        if marker.kind == "resolution" and marker.data.get("call_id") in stale:
+            stale.discard(str(marker.data["call_id"]))
+            marker.data["not_started"] = True
     return out

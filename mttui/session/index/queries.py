@@ -29,7 +29,7 @@ SESSION_COLS = (
     "model, thread_id, last_message_preview, compression_count, awaiting_approval, "
     "interrupted_tools, queued_count, corrupt_lines"
     ", input_tokens, output_tokens, cost_usd, chosen_model, clear_count"
-    ", forked_from"
+    ", forked_from, fork_incomplete"
 )
 _MSG_COLS = "msg_seq, id, role, text, status, created_at, extra"
 # a row of SESSION_COLS, and of _MSG_COLS
@@ -37,7 +37,7 @@ SessionColsRow = tuple[
     str, str | None, str, str, str, str, str, int, str | None, str | None, str | None, str,
     int, int, int, int, int,
     int, int, float | None, str | None, int,
-    str,
+    str, int,
 ]
 MessageColsRow = tuple[int, str, str, str, str, str, str | None]
 
@@ -58,6 +58,7 @@ def info_from_row(layout: Layout, r: SessionColsRow) -> SessionInfo:
         ),
         usage=SessionUsage(r[17], r[18], r[19]), chosen_model=r[20], clear_count=r[21],
         fork=json.loads(r[22]) if r[22] else {},  # {}: known not to be a fork
+        fork_incomplete=bool(r[23]),
     )  # fmt: skip
 
 

@@ -156,6 +156,7 @@ class SessionRow(TypedDict):
     msg_output_tokens: int
     grants: str
     forked_from: str
+    fork_incomplete: int
 
 
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
@@ -240,6 +241,16 @@ _V7 = marker_rows.SCHEMA + """;
 ALTER TABLE sessions ADD COLUMN forked_from TEXT NOT NULL DEFAULT '';
 """ + _redo((*_V1_TABLES, "cjk_grams", "markers"))
 
+def _v13(conn: sqlite3.Connection) -> None:
+    """v13: a fork whose copy never finished (its ``session_start`` says ``fork_state:
+    copying`` and no ``session_update`` says ``done``). Forks made before had no such
+    field and are complete: nothing needs reading again. (The column may be there
+    already: an index rolled back to an older version number by hand, in tests.)"""
+    if "fork_incomplete" not in {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}:
+        conn.execute("ALTER TABLE sessions ADD COLUMN fork_incomplete INTEGER NOT NULL "
+                     "DEFAULT 0")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _run_script(_V1), _run_script(_V2), _run_script(_V3), _run_script(_V4), _run_script(_V5),
     cjk.migrate,  # v6: CJK character pairs for 2-character queries
@@ -249,6 +260,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     shards.migrate,  # v10: the FTS index in two shards (a rebuild uses two cores)
     shards.migrate,  # v11: a shard is given each message's distinct words (shards.fts_text)
     shards.migrate,  # v12: ... its distinct pieces, cut at punctuation too
+    _v13,  # v13: a fork whose copy never finished
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

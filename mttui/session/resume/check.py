@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol, TypedDict, cast
 
 from .. import checkpoint_store
 from ..errors import SessionNotFound
+from ..fork_state import incomplete_text
 from ..lock import holder_pid
 from ..paths import Layout
 from ..reader import ReadStats
@@ -284,9 +285,12 @@ def check_log(
     session gives a ``refused`` plan with ``session_not_found`` and no facts.
     ``lock``: also refuse (``session_locked``) when another process writes it."""
     try:
-        _, facts = load_facts(layout, project_hash, ref)
+        info, facts = load_facts(layout, project_hash, ref)
     except SessionNotFound as exc:
         return refused_plan(ref, "session_not_found", str(exc)), None
+    if info.fork_incomplete:  # refused for writing: finished or deleted instead
+        return refused_plan(info.id, "fork_incomplete",
+                            incomplete_text(info.id, named=False)), facts
     found = bool(facts.thread_id) and checkpoint_store.has_thread(
         layout.checkpoints_path(facts.project_hash), facts.thread_id or "")
     plan = plan_from_facts(facts, checkpoint_found=found)

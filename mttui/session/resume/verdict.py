@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..fork_state import incomplete_text
 from ..models import SessionInfo
 from .check import ProjectScope, check_session
 
@@ -26,6 +27,9 @@ class PreviewVerdict:
 
 def preview_verdict(scope: ProjectScope, info: SessionInfo) -> PreviewVerdict:
     """The verdict of ``info`` (never writes; a broken log gives ``unchecked``)."""
+    if info.fork_incomplete:  # refused for writing (core.handle): finished or deleted
+        return PreviewVerdict("refused", refusal={
+            "code": "fork_incomplete", "message": incomplete_text(info.id, named=False)})
     if info.message_count > FULL_CHECK_LIMIT:
         warnings: list[dict[str, object]] = [
             {"code": badge, "message": words} for badge, words in info.status.describe()

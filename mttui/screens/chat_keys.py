@@ -1,5 +1,6 @@
-"""The chat's everyday keys: ``↑``/``↓`` recall earlier prompts, ``ctrl+c`` clears the
-prompt (on an empty one: press it again to quit), typed text always reaches the prompt."""
+"""The chat's everyday keys: ``↑``/``↓`` recall earlier prompts, ``ctrl+c`` stops a run
+or clears the prompt (on an empty one: press it again to quit), typed text always
+reaches the prompt."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ class KeysChat(ReadOnlyChat):
                 priority=True),
         Binding("down", "recall(1)", "Later prompt", id="prompt.history_newer", show=False,
                 priority=True),
-        Binding("ctrl+c", "clear_or_quit", "Clear the prompt (empty: quit)",
+        Binding("ctrl+c", "clear_or_quit", "Stop the run; idle: clear the prompt (empty: quit)",
                 id="clear_or_quit", show=False, priority=True),
     ]
 

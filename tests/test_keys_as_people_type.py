@@ -183,3 +183,20 @@ async def test_an_unknown_command_is_cleared_after_its_notice(service: SessionSe
         await pilot.press("up")  # not lost: the prompt history has it
         assert prompt.text == "/nosuch"
     assert len(session_records(service, sid, "transcript_message")) == 4
+
+
+def test_resume_is_a_command_of_every_face(service: SessionService) -> None:
+    """``/resume`` is known (``exec`` says where the picker is) and takes no argument."""
+    import pytest
+
+    from mttui.core.slash import SlashContext, SlashError, parse, run_command
+
+    ctx = SlashContext(service, settings(), None, lambda: None)
+    parsed = parse("/resume")
+    assert parsed is not None
+    outcome = run_command(parsed, ctx)
+    assert outcome.action == "resume" and "mttui --resume" in outcome.text
+    again = parse("/resume abc")
+    assert again is not None
+    with pytest.raises(SlashError):
+        run_command(again, ctx)

@@ -26,7 +26,9 @@ class Outbox:
         self.screen = screen
         self.texts: list[str] = []  # entered, not yet written (the writer pops the first)
         self.writing = False  # a writer runs (set and cleared on the event loop only)
-        self.late = False  # written while a run went: its drain may have looked before
+        # written (or the queue kicked) while a run went: its drain may have looked
+        # before, so the screen drains once that run's worker has ended
+        self.late = False
 
     @property
     def waiting(self) -> bool:
@@ -46,14 +48,19 @@ class Outbox:
         """Worker thread: queue the texts, first entered first."""
         screen = self.screen
         pending = screen.open_pending()
+        refused: list[str] = []
+        why = ""
         while self.texts:
             text = self.texts.pop(0)
             try:
                 if pending is None:
                     raise MttuiError(screen.chat.read_only or "this session cannot be written")
                 pending.add(text)
-            except MttuiError as exc:  # nothing lost: the text goes back into the prompt
-                screen.post_message(Unsent(text, str(exc)))
+            except MttuiError as exc:
+                refused.append(text)
+                why = why or str(exc)
+        if refused:  # nothing lost: back into the prompt, in the order entered
+            screen.post_message(Unsent("\n".join(refused), why))
         screen.post_lane()
         screen.post_message(OutboxWritten())
 

@@ -389,6 +389,8 @@ class PendingChat(Screen[None]):
 
     def on_kick(self, message: Kick) -> None:
         """The queue may run again: start draining it if nothing runs."""
-        if not self.busy and self.state != "read-only":
+        if self.busy:  # the run's drain may have looked already: once it has ended
+            self.outbox.late = True
+        elif self.state != "read-only":
             self.state = "starting"
             self._resume_and_drain()

@@ -117,7 +117,7 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
 
     def reload(self) -> None:
         """Load again after a change the index now shows, keeping the selected item
-        selected (its key bindings then still apply instead of typing into the prompt)."""
+        selected (a second alt key acts on it, and is refused when it no longer applies)."""
         if self.selected is None:
             self.load_newest()
         else:

@@ -111,7 +111,7 @@ async def test_letters_typed_in_a_read_only_history_run_no_command(
             assert chat.state == "read-only"
             said.clear()  # what opening it said
             chat.query_one(HistoryView).focus()
-            await pilot.press("r", "f", "d", "x")  # re-run, fork, mark done/failed
+            await pilot.press("r", "f", "d", "x")  # once commands; the prompt is disabled
             await settle(pilot)
             assert app.screen is chat
             assert not said, said

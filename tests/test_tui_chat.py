@@ -119,7 +119,7 @@ async def test_tool_blocks_expand_and_collapse(service: SessionService, frozen) 
         text = screen_text(app)
         assert "▾ shell" in text and "arguments" in text and "output" in text
         assert tool.expanded
-        await pilot.press("space")
+        await pilot.press("enter")
         assert not tool.expanded
 
 

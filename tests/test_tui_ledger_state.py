@@ -18,7 +18,7 @@ from tests.support.tui import (
     wait_for,
 )
 
-ACTIONS = "d mark done · x mark failed · r re-run"
+ACTIONS = "alt+d mark done · alt+x mark failed · alt+r re-run"
 
 
 async def _expand_k1(app: Any, pilot: Any) -> HistoryView:
@@ -31,7 +31,7 @@ async def _expand_k1(app: Any, pilot: Any) -> HistoryView:
 async def test_a_settled_call_says_so_stays_selected_and_refuses_a_second_key(
     service: SessionService, frozen: Any
 ) -> None:
-    """After ``d`` the history reloads around the call and keeps it selected, so a
+    """After ``alt+d`` the history reloads around the call and keeps it selected, so a
     second key is refused by its binding instead of being typed into the prompt."""
     from textual.widgets import TextArea
 
@@ -40,13 +40,13 @@ async def test_a_settled_call_says_so_stays_selected_and_refuses_a_second_key(
     async with app.run_test(size=SIZE) as pilot:
         view = await _expand_k1(app, pilot)
         assert ACTIONS in screen_text(app)
-        await pilot.press("d")
+        await pilot.press("alt+d")
         await wait_for(pilot, lambda: "marked done by the user" in screen_text(app))
         assert ACTIONS not in screen_text(app)
         said: list[str] = []
         app.notify = lambda message, **kw: said.append(str(message))  # type: ignore[method-assign]
         assert view.selected is not None and view.selected.call_id == "k1"
-        await pilot.press("x")
+        await pilot.press("alt+x")
         await settle(pilot)
         assert any("already settled" in s for s in said), said
         assert all(not area.text for area in app.screen.query(TextArea))

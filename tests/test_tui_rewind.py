@@ -123,7 +123,7 @@ async def test_escape_leaves_the_picker_step_by_step(
     assert not [r for r in records(service.get(sid).path) if r["type"].startswith("rewind")]
 
 
-async def test_d_marks_a_selected_interrupted_call_done(
+async def test_alt_d_marks_a_selected_interrupted_call_done(
     service: SessionService, project: Path, home: Path, frozen: Any
 ) -> None:
     sid = killed_call_session(service)
@@ -133,8 +133,8 @@ async def test_d_marks_a_selected_interrupted_call_done(
         assert item.status == "interrupted"
         await pilot.press("enter")  # expanded: the ledger's actions are listed
         await settle(pilot)
-        assert "d mark done · x mark failed · r re-run" in screen_text(app)
-        await pilot.press("d")
+        assert "alt+d mark done · alt+x mark failed · alt+r re-run" in screen_text(app)
+        await pilot.press("alt+d")
         await wait_for(pilot, lambda: any(
             r["type"] == "tool_resolution" for r in records(service.get(sid).path)))
         await settle(pilot)
@@ -156,14 +156,14 @@ def test_snapshot_rewind_preview(snap_compare: Any, service: SessionService, pro
                         run_before=before)
 
 
-async def test_r_reruns_a_selected_interrupted_call_after_a_new_approval(
+async def test_alt_r_reruns_a_selected_interrupted_call_after_a_new_approval(
     service: SessionService, project: Path, home: Path, frozen: Any
 ) -> None:
     sid = killed_call_session(service, command="echo hi >> hi.txt", ask="say hi")
     app = make_app(service, open_session=sid)
     async with app.run_test(size=SIZE) as pilot:
         await select_killed_call(app, pilot)
-        await pilot.press("r")
+        await pilot.press("alt+r")
         await wait_for(pilot, lambda: app.screen.state == "awaiting approval")
         assert not (project / "hi.txt").exists()  # asked first
         app.screen.focus_approval()

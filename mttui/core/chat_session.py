@@ -44,6 +44,7 @@ class ChatSession:
         self.read_only: str | None = None  # why: another process writes the session
         self.on_output: Callable[[ToolOutput], None] | None = None  # live tool output
         self._created = threading.Event()  # create() ended (made the session or failed)
+        self._opening = threading.Lock()  # a send and a queue write open it at once
         self._stop_early = threading.Event()  # a stop of the send under way, not yet applied
         self._made_here = False  # create() made the session: left empty, it is dropped
 
@@ -96,15 +97,16 @@ class ChatSession:
     def open_for_writing(self) -> SessionHandle | None:
         """Take the write lock (once); ``None`` if another process has it."""
         assert self.info is not None
-        if self.handle is None:
-            try:
-                self.handle = SessionHandle.open(self.service, self.settings, self.info.id,
-                                                 self.factory)
-                self._watch_output(self.handle)
-            except SessionLocked as exc:
-                self.read_only = str(exc) or "open for writing in another process"
-                return None
-        return self.handle
+        with self._opening:  # the second caller gets the first one's handle, not a refusal
+            if self.handle is None:
+                try:
+                    self.handle = SessionHandle.open(self.service, self.settings,
+                                                     self.info.id, self.factory)
+                    self._watch_output(self.handle)
+                except SessionLocked as exc:
+                    self.read_only = str(exc) or "open for writing in another process"
+                    return None
+            return self.handle
 
     def create(self, first_text: str) -> SessionHandle:
         """A new session in the service's project, titled from the first message."""

@@ -77,7 +77,7 @@ class SlashOutcome:
 
     command: str
     text: str = ""
-    action: str | None = None  # exit | help | cleared | model | compact | export | …
+    action: str | None = None  # exit | help | resume | cleared | model | compact | …
     events: Iterator[RunEvent] | None = None
     data: dict[str, object] = field(default_factory=dict)
 
@@ -215,6 +215,15 @@ def _export(ctx: SlashContext, args: str) -> SlashOutcome:
                         data={"path": str(target)})
 
 
+def _resume(ctx: SlashContext, args: str) -> SlashOutcome:
+    """The app opens its session picker instead; elsewhere: how to get there."""
+    if args:
+        raise SlashError("/resume takes no argument: pick the session in the list "
+                         "(or run mttui --resume ID)")
+    return SlashOutcome("resume", "pick a session in the app (mttui --resume [ID])",
+                        action="resume")
+
+
 def _exit(ctx: SlashContext, args: str) -> SlashOutcome:
     return SlashOutcome("exit", action="exit")
 
@@ -282,6 +291,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("fork", "[SEQ]", "a new session from this conversation up to a point", _fork),
     Command("usage", "", "this session's tokens, cost and context left", _usage),
     Command("export", "[FILE]", "export the session as Markdown", _export),
+    Command("resume", "", "open another session (the session list, as ctrl+o)", _resume),
     Command("exit", "", "leave the app", _exit),
 )
 REGISTRY: Mapping[str, Command] = MappingProxyType({c.name: c for c in COMMANDS})

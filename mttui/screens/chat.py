@@ -73,10 +73,10 @@ class ChatScreen(SlashChat):  # slash → keys → resume → compact → approv
         Binding("ctrl+o", "back", "Sessions", id="back", priority=True),
         Binding("pageup", "page(-1)", "Scroll up", id="page_up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", id="page_down", show=False, priority=True),
-        Binding("f", "fork_selected", "Fork here", id="fork_here", show=False),
-        Binding("d", "settle('mark-done')", "Mark done", id="mark_done", show=False),
-        Binding("x", "settle('mark-failed')", "Mark failed", id="mark_failed", show=False),
-        Binding("r", "rerun_call", "Re-run", id="rerun_call", show=False),
+        Binding("alt+n", "fork_selected", "Fork here (history)", id="fork_here", show=False),
+        Binding("alt+d", "settle('mark-done')", "Mark done", id="mark_done", show=False),
+        Binding("alt+x", "settle('mark-failed')", "Mark failed", id="mark_failed", show=False),
+        Binding("alt+r", "rerun_call", "Re-run", id="rerun_call", show=False),
     ]
     going_back = False  # ctrl+o pressed: closing, then the browser (app.py keeps the keys)
     AUTO_FOCUS = "PromptArea"

@@ -1,5 +1,6 @@
-"""The chat's everyday keys: ``↑``/``↓`` recall earlier prompts, ``ctrl+c`` clears the
-prompt (on an empty one: press it again to quit), typed text always reaches the prompt."""
+"""The chat's everyday keys: ``↑``/``↓`` recall earlier prompts, ``ctrl+c`` stops a run
+or clears the prompt (on an empty one: press it again to quit), typed text always
+reaches the prompt."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from .chat_messages import ProjectRead, PromptsLoaded, Unsent
 from .chat_read_only import ReadOnlyChat
 
 HISTORY_PAGE = 200  # the newest messages read for the prompt history
+MODIFIERS = ("alt+", "ctrl+", "super+", "meta+", "hyper+")  # a key with one is no typing
 
 
 class KeysChat(ReadOnlyChat):
@@ -29,7 +31,7 @@ class KeysChat(ReadOnlyChat):
                 priority=True),
         Binding("down", "recall(1)", "Later prompt", id="prompt.history_newer", show=False,
                 priority=True),
-        Binding("ctrl+c", "clear_or_quit", "Clear the prompt (empty: quit)",
+        Binding("ctrl+c", "clear_or_quit", "Stop the run; idle: clear the prompt (empty: quit)",
                 id="clear_or_quit", show=False, priority=True),
     ]
 
@@ -125,9 +127,16 @@ class KeysChat(ReadOnlyChat):
 
     # -- ctrl+c -----------------------------------------------------------------------------
     async def action_clear_or_quit(self) -> None:
+        """``ctrl+c``: copies a selection; while a run goes it stops the run (as ``escape``,
+        the app stays open and the prompt keeps its text); else it clears the prompt, and
+        on an empty prompt it arms quit (twice quits)."""
         prompt = self.query_one("#prompt", PromptArea)
         if prompt.has_focus and prompt.selected_text:
             prompt.action_copy()
+        elif self.cancel_held_send():  # enter pressed while the session opened: not sent
+            return
+        elif self.state in ("running", "starting"):
+            await self.run_action("stop")
         elif prompt.text:
             self.prompts.add(prompt.text)  # cleared, not lost: ↑ brings it back
             prompt.clear()
@@ -136,18 +145,17 @@ class KeysChat(ReadOnlyChat):
             await self.app.run_action("quit_twice")
 
     # -- typing never lands nowhere ----------------------------------------------------------
-    def item_keys(self) -> set[str]:
-        """The single-letter keys the screen binds (actions on a selected history item)."""
-        return {b.key for b in type(self).BINDINGS
-                if isinstance(b, Binding) and len(b.key) == 1}
     def on_key(self, event: events.Key) -> None:
-        if isinstance(self.focused, HistoryView) and event.is_printable and event.character \
-                and event.character != " ":
-            if self.focused.selected is not None and event.key in self.item_keys():
-                return  # a key of the selected message (fork, settle a call): its binding
-            event.stop()
-            prompt = self.query_one("#prompt", PromptArea)
-            if prompt.disabled:  # read-only: a letter typed is no command on nothing selected
-                return
-            prompt.focus()
-            prompt.insert(event.character)
+        """A plain printable key (space too) in the history goes to the prompt, which takes
+        the focus: after a click, a sentence is typed, never run as commands. The
+        history's actions take a modifier (``alt+n`` fork, ``alt+d``/``alt+x``/``alt+r``)."""
+        if not isinstance(self.focused, HistoryView) or not event.is_printable \
+                or not event.character or event.key.startswith(MODIFIERS):
+            return
+        event.stop()
+        event.prevent_default()
+        prompt = self.query_one("#prompt", PromptArea)
+        if prompt.disabled:  # read-only: a letter typed is no command on nothing selected
+            return
+        prompt.focus()
+        prompt.insert(event.character)

@@ -125,6 +125,10 @@ class Kick(Message):
     """The queue may run again (retry, resume)."""
 
 
+class OutboxWritten(Message):
+    """The texts entered while a run was busy are in the queue, in the order entered."""
+
+
 @dataclass
 class GrantsChanged(Message):
     """The session's grants (tools approved for the session) as read by a worker."""

@@ -27,7 +27,16 @@ from mttui.widgets.pending_lane import EditQueuedScreen, LaneAction, PendingLane
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.status import StatusBar
 
-from .chat_messages import Accepted, Kick, LaneRows, Note, SendAgain, StateChanged
+from .chat_messages import (
+    Accepted,
+    Kick,
+    LaneRows,
+    Note,
+    OutboxWritten,
+    SendAgain,
+    StateChanged,
+)
+from .chat_outbox import Outbox
 
 if TYPE_CHECKING:
     from mttui.core.pending import PendingInputs
@@ -55,6 +64,7 @@ class PendingChat(Screen[None]):
         self._receipts: list[str] = []  # steers read during the current run
         self._draining = False
         self._held_send: str | None = None  # enter pressed while the session opened
+        self.outbox = Outbox(self)  # texts entered while busy, queued in order
         self.leaving = False
 
     # what the chat screen provides
@@ -85,7 +95,9 @@ class PendingChat(Screen[None]):
 
     @property
     def busy(self) -> bool:
-        return self.state in BUSY or self._draining
+        """A run goes (also between the runs of a drain, and until its worker ended)."""
+        return self.state in BUSY or self._draining or any(
+            w.group == "run" and w.node is self and not w.is_finished for w in self.workers)
 
     # -- hooks the chat screen calls (worker threads) ----------------------------------
     def pending_opened(self) -> None:
@@ -168,6 +180,8 @@ class PendingChat(Screen[None]):
                 WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self._receipts.clear()
             self.refresh_lane()
+            if self.outbox.late:  # once the screen is idle again (chat.py)
+                self.call_after_refresh(self._drain_if_idle)
 
     def on_pending_lane_act(self, message: PendingLane.Act) -> None:
         item, action = message.item, message.action
@@ -200,10 +214,24 @@ class PendingChat(Screen[None]):
             self._held_send = event.text
             self.status.note = "sends when the session is open"
             return True
-        if self.state == "read-only" or not self.busy:
-            return False
-        self._queue_text(event.text)
+        if self.state == "read-only" or not (self.busy or self.outbox.waiting):
+            return False  # idle, nothing entered before it waits: sent now
+        event.take()  # the prompt stays empty; a refusal gives the text back (Unsent)
+        self.outbox.add(event.text)
         return True
+
+    def on_outbox_written(self, message: OutboxWritten) -> None:
+        if self.outbox.written():
+            self._drain_if_idle()
+
+    def _drain_if_idle(self) -> None:
+        """Nothing runs, something may wait in the queue (written after the last run's
+        drain looked): run it as the drain would (a held queue stays held)."""
+        self.outbox.late = False
+        if not self.busy and self.state == "idle" and not self.leaving \
+                and self.chat.handle is not None:
+            self.state = "starting"
+            self._drain_queued()
 
     def release_held_send(self) -> None:
         """The open ended (``state`` left "opening"): an Enter pressed meanwhile is taken
@@ -287,8 +315,8 @@ class PendingChat(Screen[None]):
         self.post_lane()
         self.drain_now()
 
-    def _open_pending(self) -> PendingInputs | None:
-        if self.chat.info is None and self.busy:
+    def open_pending(self) -> PendingInputs | None:
+        if self.chat.info is None and (self.state in BUSY or self._draining):
             # A new chat's first message is still creating the session (the run
             # worker): what is queued meanwhile waits for it instead of being refused.
             self.chat.wait_created(CREATE_WAIT)
@@ -308,16 +336,20 @@ class PendingChat(Screen[None]):
             return False
         return True
 
+    @work(thread=True, group="run", exit_on_error=False, name="queue")
+    def _drain_queued(self) -> None:
+        self.drain_now()
+
     @work(thread=True, group="pending", exit_on_error=False, name="queue")
     def _queue_text(self, text: str) -> None:
-        pending = self._open_pending()
+        pending = self.open_pending()
         if pending is not None and self._report(lambda: pending.add(text)):
             self.post_lane()
             self.post_message(Accepted(text, "queued"))
 
     @work(thread=True, group="pending", exit_on_error=False, name="steer")
     def _steer_text(self, text: str) -> None:
-        pending = self._open_pending()
+        pending = self.open_pending()
         if pending is not None and self._report(lambda: pending.steer(text)):
             self.post_lane()
             self.post_message(Accepted(text, "steer"))
@@ -325,7 +357,7 @@ class PendingChat(Screen[None]):
     @work(thread=True, group="pending", exit_on_error=False, name="pending input")
     def _lane_op(self, action: str, item: Row | None, *, text: str = "",
                  then_send: bool = False) -> None:
-        pending = self._open_pending()
+        pending = self.open_pending()
         if pending is None:
             return
         item_id = str(item["id"]) if item is not None else ""
@@ -357,6 +389,8 @@ class PendingChat(Screen[None]):
 
     def on_kick(self, message: Kick) -> None:
         """The queue may run again: start draining it if nothing runs."""
-        if not self.busy and self.state != "read-only":
+        if self.busy:  # the run's drain may have looked already: once it has ended
+            self.outbox.late = True
+        elif self.state != "read-only":
             self.state = "starting"
             self._resume_and_drain()

@@ -1,6 +1,8 @@
 """Time travel from the chat screen: ``/rewind``, ``/rewind undo``, ``esc esc`` on an empty
-idle prompt, ``/fork``, ``f`` on a selected history message, and settling an interrupted
-tool call selected in the history (``d`` done, ``x`` failed).
+idle prompt, ``/fork``, ``alt+n`` on a selected history message, and settling an
+interrupted tool call selected in the history (``alt+d`` done, ``alt+x`` failed, ``alt+r``
+re-run). These keys take a modifier and act only while the history has the focus: plain
+letters typed after a click go to the prompt (chat_keys.py).
 
 The chat screen calls these functions; the blocking work (git, the checkpoint db, the
 log) runs in thread workers through the use cases of ``mttui.core``.
@@ -20,6 +22,7 @@ from mttui.widgets.prompt import PromptArea
 from .rewind import RewindScreen
 
 DOUBLE_ESCAPE = 0.6  # seconds between the two escapes
+PICK_FIRST = "select {} in the history first (click it, or shift+tab then up/down)"
 
 
 # The chat screen (typed loosely: it imports this module). These functions use its
@@ -171,10 +174,10 @@ def fork_at(screen: ChatLike, seq: int | None) -> None:
 
 
 def fork_selected(screen: ChatLike) -> None:
-    """``f`` on a selected history message."""
-    item = screen.history.selected
+    """``alt+n`` on a message selected in the focused history."""
+    item = screen.history.selected if screen.history.has_focus else None
     if item is None:
-        screen.notify("select a message in the history first (up/down)", severity="warning")
+        screen.notify(PICK_FIRST.format("a message"), severity="warning")
         return
     fork_at(screen, item.seq)
 
@@ -182,9 +185,9 @@ def fork_selected(screen: ChatLike) -> None:
 def _selected_unsettled_call(screen: ChatLike) -> Item | None:
     """The selected history item if it is an interrupted tool call the user has not
     settled yet; else ``None``, and the user is told why."""
-    item = screen.history.selected
+    item = screen.history.selected if screen.history.has_focus else None
     if item is None or not item.call_id or item.status != "interrupted":
-        screen.notify("select an interrupted tool call first", severity="warning")
+        screen.notify(PICK_FIRST.format("an interrupted tool call"), severity="warning")
         return None
     if not can_settle(item):
         screen.notify(f"{item.call_id} is already settled ({ledger_line(item)})",
@@ -194,7 +197,7 @@ def _selected_unsettled_call(screen: ChatLike) -> Item | None:
 
 
 def settle_selected(screen: ChatLike, action: str) -> None:
-    """``d`` / ``x`` on a selected interrupted tool call: mark it done / failed."""
+    """``alt+d`` / ``alt+x`` on a selected interrupted tool call: mark it done / failed."""
     item = _selected_unsettled_call(screen)
     if item is None:
         return
@@ -227,7 +230,7 @@ def settle_selected(screen: ChatLike, action: str) -> None:
 
 
 def rerun_selected(screen: ChatLike) -> None:
-    """``r`` on a selected interrupted tool call: a new call of the same tool and
+    """``alt+r`` on a selected interrupted tool call: a new call of the same tool and
     arguments in a new run, after a new approval (asked in the chat as usual)."""
     item = _selected_unsettled_call(screen)
     if item is None:

@@ -168,13 +168,17 @@ class SlashChat(KeysChat):
         try:
             check(parsed)
         except UnknownCommand as exc:
-            self.notify(escape(literal(str(exc))), severity="error")  # the text stays
+            # said, then cleared: the next text must not be glued to it (↑ recalls it)
+            self.notify(escape(literal(f"{exc}; ↑ brings it back")), severity="error")
+            event.take()
             return True
         if parsed.name == "permissions" and not parsed.args:
             return False  # the permissions dialog
         event.take()
         if parsed.name in ("help", "exit"):
             self.call_later(self.app.run_action, "help" if parsed.name == "help" else "quit")
+        elif parsed.name == "resume" and not parsed.args:  # the session list, as ctrl+o
+            self.call_later(self.run_action, "back")
         elif parsed.name == "mcp":  # the dialog starts the servers in its own worker
             handle = self.chat.handle
             settings = handle.settings if handle is not None else self.settings

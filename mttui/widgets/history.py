@@ -63,7 +63,7 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "select(-1)", "Previous item", show=False, id="history.previous"),
         Binding("down", "select(1)", "Next item", show=False, id="history.next"),
-        Binding("enter,space", "expand", "Expand", id="history.expand"),
+        Binding("enter", "expand", "Expand", id="history.expand"),  # space types (chat_keys)
         Binding("home", "oldest", "Oldest", show=False, id="history.oldest"),
         Binding("end", "newest", "Newest", show=False, id="history.newest"),
     ]
@@ -117,7 +117,7 @@ class HistoryView(HistoryWindow, ScrollView, can_focus=True):
 
     def reload(self) -> None:
         """Load again after a change the index now shows, keeping the selected item
-        selected (its key bindings then still apply instead of typing into the prompt)."""
+        selected (a second alt key acts on it, and is refused when it no longer applies)."""
         if self.selected is None:
             self.load_newest()
         else:

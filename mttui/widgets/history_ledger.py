@@ -14,7 +14,7 @@ from mttui.session.markers import LEDGER_KINDS, Marker
 
 from .history_items import Item
 
-ACTIONS = "d mark done · x mark failed · r re-run"
+ACTIONS = "alt+d mark done · alt+x mark failed · alt+r re-run"
 TEXT = {
     "done": "marked done by the user",
     "failed": "marked failed by the user",

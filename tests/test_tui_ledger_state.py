@@ -77,8 +77,8 @@ async def test_a_rerun_that_never_started_offers_the_actions_again(
     service: SessionService, frozen: Any
 ) -> None:
     """The process ended right after the re-run's resolution: its new call was never
-    asked about (a re-run always asks), so nothing ran and the call is unsettled; ``d``
-    settles it."""
+    asked about (a re-run always asks), so nothing ran and the call is unsettled;
+    ``alt+d`` settles it."""
     sid = killed_call_session(
         service,
         ("tool_resolution", {"call_id": "k1", "resolution": "rerun", "note": "",
@@ -88,7 +88,7 @@ async def test_a_rerun_that_never_started_offers_the_actions_again(
     async with app.run_test(size=SIZE) as pilot:
         await _expand_k1(app, pilot)
         assert f"its re-run never started; it may have run: {ACTIONS}" in screen_text(app)
-        await pilot.press("d")
+        await pilot.press("alt+d")
         await wait_for(pilot, lambda: "marked done by the user" in screen_text(app))
     res = [r for r in records(service.get(sid).path) if r["type"] == "tool_resolution"]
     assert [(r["call_id"], r["resolution"]) for r in res] == [("k1", "rerun"), ("k1", "done")]

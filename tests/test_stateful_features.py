@@ -241,11 +241,12 @@ class Features(RuleBasedStateMachine):
             self.snapped.add(waiting["text"])
         list(self.handle.answer(request, ApprovalAnswer.for_all(request, approve)))
         calls = self.conv[-1][2]
-        steers = [("user", s) for s in waiting["steers"]]
-        got = self.expect([("tool", c) for c in calls] + steers)
-        for s in waiting["steers"]:
+        batch = waiting["steers"]  # one user message, texts joined (pending.md)
+        got = self.expect([("tool", c) for c in calls]
+                          + ([("user", "\n\n".join(batch))] if batch else []))
+        for i, s in enumerate(batch):
             self.aligned[s] = True
-            self.view_before[s] = got[:got.index(("user", s))]
+            self.view_before[s] = got[:len(got) - 1] + [("user", t) for t in batch[:i]]
             self.tree_before[s] = dict(self.tree)
             self.history.append(s)
             self.users.append(s)

@@ -129,9 +129,18 @@ def compressed_match(actual: list[Msg], before: list[Msg | Prefix],
             {"role": "user", "content": actual[0][1]}):
         return False
     kept = actual[1:len(actual) - len(tail)]
-    return (matches(actual[len(actual) - len(tail):], tail)
-            and (not kept or kept[0][0] == "user")
-            and len(kept) <= len(before) and matches(kept, before[len(before) - len(kept):]))
+    if not matches(actual[len(actual) - len(tail):], tail) or len(kept) > len(before):
+        return False
+    if not kept or kept[0][0] == "user" and matches(kept, before[len(before) - len(kept):]):
+        return True
+    # inside an unfinished turn (it ends with tool results): its request is lifted in
+    # front and what followed it may be summarized too (compression.md)
+    last = max((i for i, m in enumerate(before) if not isinstance(m, Prefix)
+                and m[0] == "user"), default=-1)
+    rest = kept[1:]
+    return (last >= 0 and same(kept[0], before[last])
+            and len(rest) <= len(before) - last - 1
+            and matches(rest, before[len(before) - len(rest):]))
 
 
 def every_call_answered(msgs: list[Msg]) -> None:

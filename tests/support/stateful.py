@@ -17,16 +17,31 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import signal
 import subprocess
+import sys
+import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hypothesis import HealthCheck, Phase, settings
+
+from mttui.config import Settings
+from mttui.core.handle import SessionHandle
 from mttui.session.paths import project_hash
+from mttui.session.service import SessionService
 from mttui.session.snapshots.git import git_env
 from mttui.session.snapshots.shadow import snapshots_dir
+from mttui.session.timeline import read_timeline
+from mttui.session.transcript import fold
 from tests.support.compression import RoutedOpenAI, is_summary_message, is_summary_request
 from tests.support.fake_openai import slow, text, tools
+from tests.support.resume import env as cli_env
+from tests.support.resume import recheck
 
 Msg = tuple[Any, ...]
 
@@ -194,4 +209,184 @@ def ledger_tokens(path: Path) -> dict[str, int]:
 
 
 def dumps(msgs: list[Any]) -> str:
-    return json.dumps([list(m) if isinstance(m, tuple) else repr(m) for m in msgs], separators=(",", ":"))
+    return json.dumps([list(m) if isinstance(m, tuple) else repr(m) for m in msgs],
+                      separators=(",", ":"))
+
+
+def directive(n: int, verb: str, path: str, files: dict[str, str], ledger: Path) -> str:
+    """The text of user message ``n`` asking for ``verb`` on ``path`` (a chat when the
+    file it needs is missing); shell commands append ``tN`` to the ``ledger`` file."""
+    path = path.split("/")[-1] if verb in ("rm", "shell") else path
+    if verb == "write":
+        return f"K{n} write {path} w{n}"
+    if verb == "edit" and files.get(path):
+        return f"K{n} edit {path} {files[path]} e{n}"
+    if verb == "rm":
+        return f"K{n} shell printf 't{n}\\n' >> {ledger}; rm -f {path}"
+    if verb == "shell":
+        return f"K{n} shell printf 't{n}\\n' >> {ledger}; printf 's{n}' > {path}"
+    if verb == "attach" and path in files:
+        return f"K{n} chat @{path}"
+    return f"K{n} chat"
+
+
+def apply_effects(text: str, files: dict[str, str], tokens: dict[str, int]) -> None:
+    """What the tool call of ``text``'s directive does, applied to a model of the
+    project's ``files`` and of the ledger's ``tokens``."""
+    words = text.split(" ", 2)
+    verb, rest = words[1], words[2] if len(words) > 2 else ""
+    if verb == "write":
+        path, body = rest.split(" ", 1)
+        files[path] = body
+    elif verb == "edit":
+        path, _, new = rest.split(" ")
+        files[path] = new
+    elif verb == "shell":
+        token = rest.split("'")[1].removesuffix("\\n")
+        tokens[token] = tokens.get(token, 0) + 1
+        for part in rest.split("; ")[1:]:
+            if part.startswith("rm -f "):
+                files.pop(part[6:], None)
+            elif part.startswith("printf ") and " > " in part:
+                body, path = part[7:].split(" > ")
+                files[path] = body.strip("'")
+
+
+def snapshot_problem(service: SessionService, sid: str, before: dict[str, dict[str, str]],
+                     snapped: set[str]) -> str | None:
+    """What is wrong with session ``sid``'s file snapshots: each must name a user message
+    whose tree just before it (``before``) it holds, and exactly the turns of ``snapped``
+    have one."""
+    info = service.get(sid)
+    records, _ = service.records(sid)
+    msgs = fold(records).messages
+    named: list[str] = []
+    for cp in read_timeline(info.path, msgs).checkpoints:
+        m = msgs[cp.seq - 1] if 1 <= cp.seq <= len(msgs) else {}
+        text = str(m.get("content") or "")
+        if m.get("role") != "user" or text not in before:
+            return (f"snapshot {cp.ref} names message {cp.seq} ({m.get('role')}: {text!r}), "
+                    "not a user message of a turn")
+        named.append(text)
+        if snapshot_tree(service.layout.home, service.project, cp.ref) != blobs(before[text]):
+            return f"snapshot before {text!r} is not the tree before it: {before[text]}"
+    if sorted(named) != sorted(snapped):
+        return f"snapshots name {sorted(named)}, expected {sorted(snapped)}"
+    return None
+
+
+def seq_of(service: SessionService, sid: str, text: str) -> int:
+    """The seq (``history`` numbering) of the user message ``text`` of session ``sid``."""
+    records, _ = service.records(sid)
+    return next(i + 1 for i, m in enumerate(fold(records).messages)
+                if m.get("role") == "user" and m.get("content") == text)
+
+
+def new_home() -> tuple[Path, dict[str, str | None]]:
+    """A temporary directory with ``project/`` and the data home set to ``home/`` (the
+    environment it replaced is returned for :func:`drop_home`)."""
+    tmp = Path(tempfile.mkdtemp(prefix="mttui-sm-"))
+    (tmp / "project").mkdir()
+    saved = {k: os.environ.get(k) for k in ("MTTUI_HOME", "MTTUI_CONFIG")}
+    os.environ.update(MTTUI_HOME=str(tmp / "home"), MTTUI_CONFIG=str(tmp / "none.toml"))
+    return tmp, saved
+
+
+def drop_home(tmp: Path, saved: dict[str, str | None]) -> None:
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def exec_killed(home: Path, project: Path, sid: str, url: str, prompt: str, ledger: Path,
+                token: str) -> str | None:
+    """``mttui exec --session SID --approve all PROMPT`` in a subprocess, killed with
+    SIGKILL (with its tool) once the tool wrote ``token`` to the ledger; what went
+    wrong, else ``None``."""
+    env = cli_env(home, OPENAI_BASE_URL=url, OPENAI_API_KEY="sk-test", MTTUI_SANDBOX="off",
+                  MTTUI_MODEL="fake")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from mttui.cli import main; main()", "exec", "--session", sid,
+         "--approve", "all", prompt], cwd=project, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    try:
+        while token not in ledger_tokens(ledger):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                return f"exec ended ({proc.returncode}) before its tool ran"
+            time.sleep(0.02)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # the exec and its tool, as a crash would
+        proc.wait()
+    return None
+
+
+def next_view(fake: DirectedOpenAI, seen: int, conv: list[Any], tail: list[Any],
+              loose: bool) -> tuple[list[Msg], str | None]:
+    """The view of request number ``seen`` and what is wrong with it: it must be
+    ``conv + tail`` (``loose``: after a compaction, a summary and what it kept of
+    ``conv``), every tool call answered."""
+    if seen >= len(fake.agent_requests):
+        return [], "the model received no request where one was due"
+    got = view(fake.agent_requests[seen])
+    every_call_answered(got)
+    ok = compressed_match(got, conv, tail) if loose else matches(got, conv + tail)
+    if not ok:
+        return got, f"the model's view differs\nexpected {dumps(conv + tail)}\ngot {dumps(got)}"
+    return got, None
+
+
+def run_and_stop(handle: SessionHandle, fake: DirectedOpenAI, prompt: str) -> None:
+    """Run ``prompt`` (a slowly streamed answer) in a thread and stop it mid-stream."""
+    before = len(fake.agent_requests)
+    worker = threading.Thread(target=lambda: list(handle.run(prompt)))
+    worker.start()
+    while len(fake.agent_requests) == before and worker.is_alive():
+        time.sleep(0.01)
+    time.sleep(0.1)
+    handle.stop()
+    worker.join(30)
+
+
+def resumed(service: SessionService, settings: Settings, sid: str, codes: tuple[str, ...]
+            ) -> tuple[SessionHandle, str | None]:
+    """``sid`` opened and resumed; ``resume-check`` before it must warn exactly
+    ``codes``, the resume too, and the check after it nothing."""
+    before = [w["code"] for w in recheck(service.layout.home, service.project, sid)["warnings"]]
+    handle = SessionHandle.open(service, settings, sid)
+    said = [w["code"] for w in handle.resume().warnings]
+    after = recheck(service.layout.home, service.project, sid)["warnings"]
+    if sorted(set(before)) != sorted(set(codes)):
+        return handle, f"resume-check before the resume: {before}, expected {codes}"
+    if sorted(set(said)) != sorted(set(codes)):
+        return handle, f"the resume warned {said}, expected {codes}"
+    if after:
+        return handle, f"resume-check after the resume is not clean: {after}"
+    return handle, None
+
+
+def user_edit(project: Path, files: dict[str, str], path: str, content: str | None) -> None:
+    """The user writes ``content`` to ``path`` (``None``: deletes it), in the project and
+    in the model of its ``files``."""
+    target = project / path
+    if content is None:
+        target.unlink(missing_ok=True)
+        files.pop(path, None)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+        files[path] = content
+
+
+def machine_settings(examples: int, steps: int) -> settings:
+    """Hypothesis settings of a run; ``MTTUI_STATEFUL_NO_SHRINK=1`` reports the first
+    failing example as found (shrinking a slow machine takes minutes)."""
+    phases = [Phase.explicit, Phase.reuse, Phase.generate]
+    if not os.environ.get("MTTUI_STATEFUL_NO_SHRINK"):
+        phases.append(Phase.shrink)
+    return settings(max_examples=examples, stateful_step_count=steps, deadline=None,
+                    phases=phases, suppress_health_check=list(HealthCheck))

@@ -224,7 +224,7 @@ class Features(RuleBasedStateMachine):
         self.log.append(f"send {text!r} and stop it")
         sm.run_and_stop(self.h, self.fake, text)
         self.turn(text)
-        self.conv[-1] = Prefix("assistant", "")  # the partial answer, whatever came of it
+        self.conv[-1] = Prefix("assistant", "", optional=True)  # the partial answer if any
         self.holding = True
         self.no_request_left()
 

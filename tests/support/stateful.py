@@ -5,11 +5,8 @@ request itself, so queued inputs, steers and forks need no script kept in step: 
 last user message ``K7 write f1.txt v7`` gets a ``write_file`` call, ``K7 edit f1.txt
 OLD NEW`` an ``edit_file``, ``K7 shell CMD`` a ``shell`` call, ``K7 slow`` a slowly
 streamed text, anything else ``re K7``; after tool results the reply is ``done K7``.
-Compression summaries are answered by ``RoutedOpenAI``.
-
-``view`` turns a request body into the conversation the model received (the first
-system prompt left out, every message a tuple); ``matches`` compares it with the
-machine's expectation, where ``Prefix`` stands for a text only its start is known of.
+``view``: a request as the model received it (tuples, the system prompt left out);
+``matches`` compares it with the machine's expectation (``Prefix``: a text's start).
 """
 
 from __future__ import annotations
@@ -122,6 +119,11 @@ class Prefix:
 
     role: str
     start: str
+    optional: bool = False  # may be missing too
+
+    @property
+    def required(self) -> Prefix:
+        return Prefix(self.role, self.start)
 
 
 def same(actual: Msg, expected: Msg | Prefix) -> bool:
@@ -131,6 +133,10 @@ def same(actual: Msg, expected: Msg | Prefix) -> bool:
 
 
 def matches(actual: list[Msg], expected: list[Msg | Prefix]) -> bool:
+    for i, e in enumerate(expected):
+        if isinstance(e, Prefix) and e.optional:
+            rest = expected[:i] + expected[i + 1:]
+            return matches(actual, rest) or matches(actual, [*rest[:i], e.required, *rest[i:]])
     return len(actual) == len(expected) and all(map(same, actual, expected))
 
 

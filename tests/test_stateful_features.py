@@ -96,18 +96,23 @@ class Features(RuleBasedStateMachine):
         for run in self.h.pending.drain():
             list(run)
         while self.waiting is None and self.queue and not self.queue[0][2]:
-            _, text, _ = self.queue.pop(0)
-            self.turn(text, self.attached(text))
+            text = self.queue[0][1]
+            if text.partition("@")[2] not in ("", *self.tree):  # not sent: needs a retry
+                self.queue[0][2] = True
+                break
+            self.turn(self.queue.pop(0)[1], self.attached(text))
         self.no_request_left()
 
     def no_request_left(self) -> None:
         extra = [sm.view(b)[-1] for b in self.fake.agent_requests[self.seen:]]
         self.fail(f"unexpected model requests: {extra}" if extra else None)
 
-    def attached(self, text: str) -> Msg | Prefix:
-        return Prefix("user", text + "\n") if "@" in text else ("user", text)
+    def attached(self, text: str) -> Msg:  # the model reads the file as it is now
+        path = text.partition("@")[2]
+        return ("user", f'{text}\n\n<file path="{path}">\n{self.tree[path]}\n</file>'
+                if path else text)
 
-    def seq_of(self, text: str) -> int:
+    def seq_of(self, text: str) -> int:  # its number in ``history``
         return sm.seq_of(self.service, self.sid, text)
 
     @property
@@ -384,16 +389,10 @@ class Features(RuleBasedStateMachine):
             sm.drop_home(self.tmp, self.saved_env)
 
 
-def _run(examples: int, steps: int) -> None:
-    machine = Features.TestCase
-    machine.settings = sm.machine_settings(examples, steps)
-    machine().runTest()
-
-
 def test_every_feature_together() -> None:
-    _run(12, 15)
+    sm.run_machine(Features, 12, 15)
 
 
 @pytest.mark.slow
 def test_every_feature_together_long() -> None:
-    _run(int(os.environ.get("MTTUI_STATEFUL_EXAMPLES", "300")), 40)
+    sm.run_machine(Features, int(os.environ.get("MTTUI_STATEFUL_EXAMPLES", "300")), 40)

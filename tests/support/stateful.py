@@ -183,9 +183,8 @@ def tree(project: Path) -> dict[str, str]:
             if p.is_file()}
 
 
-def blob(content: str) -> str:
-    data = content.encode()
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+def blob(content: str) -> str:  # git's id of a file
+    return hashlib.sha1(b"blob %d\0" % len(content.encode()) + content.encode()).hexdigest()
 
 
 def snapshot_tree(home: Path, project: Path, ref: str) -> dict[str, str]:
@@ -388,11 +387,13 @@ def user_edit(project: Path, files: dict[str, str], path: str, content: str | No
         files[path] = content
 
 
-def machine_settings(examples: int, steps: int) -> settings:
-    """Hypothesis settings of a run; ``MTTUI_STATEFUL_NO_SHRINK=1`` reports the first
-    failing example as found (shrinking a slow machine takes minutes)."""
+def run_machine(machine: Any, examples: int, steps: int) -> None:
+    """Run a state machine; ``MTTUI_STATEFUL_NO_SHRINK=1`` reports the first failing
+    example as found (shrinking a slow machine takes minutes)."""
     phases = [Phase.explicit, Phase.reuse, Phase.generate]
     if not os.environ.get("MTTUI_STATEFUL_NO_SHRINK"):
         phases.append(Phase.shrink)
-    return settings(max_examples=examples, stateful_step_count=steps, deadline=None,
-                    phases=phases, suppress_health_check=list(HealthCheck))
+    case = machine.TestCase
+    case.settings = settings(max_examples=examples, stateful_step_count=steps, deadline=None,
+                             phases=phases, suppress_health_check=list(HealthCheck))
+    case().runTest()

@@ -1,6 +1,6 @@
 """``@path`` mentions: the file blocks the scripted server receives, the logged
-``attachments``, refusals (outside the project, through a symlink, missing) before
-anything is sent, the 32 KB cap, and what is not a mention."""
+``attachments``, refusals (outside the project, through a symlink) before anything
+is sent, a missing file left as text, the 32 KB cap, and what is not a mention."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def test_the_model_gets_the_file_block_and_the_log_the_attachment(
     assert json.loads(h.stdout)["messages"][0]["attachments"] == user["attachments"]
 
 
-@pytest.mark.parametrize("mention", ["@../outside.txt", "@link/outside.txt", "@missing.txt"])
+@pytest.mark.parametrize("mention", ["@../outside.txt", "@link/outside.txt"])
 def test_refused_before_anything_is_sent(
     home: Path, project: Path, fake_openai: FakeOpenAI, mention: str
 ) -> None:
@@ -64,7 +64,7 @@ def test_refused_before_anything_is_sent(
 
 def test_cap_and_note(project: Path) -> None:
     (project / "big.txt").write_text("x" * (FILE_CAP + 100))
-    files = resolve(project, "see @big.txt")
+    files = resolve(project, "see @big.txt").files
     assert files[0].bytes == FILE_CAP + 100 and files[0].cut == 100
     text = model_text("see @big.txt", files)
     assert "[cut at 32 KB: 100 more bytes not shown]" in text
@@ -93,8 +93,8 @@ def test_a_queued_message_gets_its_files_when_it_runs(
     assert cli(home, project, "queue", "add", sid, "use @gone.txt", **env).returncode == 0
     r = cli(home, project, "queue", "resume", sid, "--approve", "all", **env)
     assert '<file path="notes.txt">\nqueued content\n</file>' in _last_user(
-        fake_openai.requests[-1])
-    assert "@gone.txt: no such file" in r.stderr
+        fake_openai.requests[-2])
+    assert _last_user(fake_openai.requests[-1]) == "use @gone.txt"  # a missing file: text
+    assert "no such file, left as text: @gone.txt" in r.stderr
     items = json.loads(cli(home, project, "queue", "list", sid, "--json", **env).stdout)
-    assert [(i["text"], i["state"]) for i in items["items"]] == [("use @gone.txt",
-                                                                  "needs_retry")]
+    assert items["items"] == []

@@ -80,3 +80,71 @@ def test_fork_after_a_rewind_never_brings_the_rewound_turn_back(
         assert "run it" not in seen and "and then" not in seen and "ran" not in seen, seen
         assert "queued via cli" in seen
         assert ("another way" in seen) == (not args)
+
+
+def test_fork_and_rewind_keep_the_file_blocks_the_model_was_sent(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    (project / "notes.txt").write_text("the body of the notes, version one\n")
+    fake_openai.add(text("read it"), text("second"))
+    env = _env(fake_openai)
+    assert cli(home, project, "exec", "look at @notes.txt please", **env).returncode == 0
+    sid = SessionService(home, project).resolve("last").id
+    assert "version one" in "".join(_sent(fake_openai))
+    r = cli(home, project, "exec", "--session", sid, "thanks", **env)
+    assert r.returncode == 0, r.stderr
+    (project / "notes.txt").write_text("changed on disk since\n")  # not what was sent
+    forked = run_json(home, project, "fork", sid, "--at", "2")
+    fake_openai.add(text("in fork"), text("after rewind"))
+    r = cli(home, project, "exec", "--session", forked["session_id"], "go on", **env)
+    assert r.returncode == 0, r.stderr
+    seen = "".join(_sent(fake_openai))
+    assert "version one" in seen and '<file path="notes.txt">' in seen
+    run_json(home, project, "rewind", sid, "--to", "3", "--conversation", "--yes")
+    r = cli(home, project, "exec", "--session", sid, "again", **env)
+    assert r.returncode == 0, r.stderr
+    seen = "".join(_sent(fake_openai))
+    assert "version one" in seen and "thanks" not in seen
+
+
+def test_a_rewound_turn_never_comes_back_through_compaction_or_resume(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    long = "a long first exchange " * 200
+    fake_openai.add(text("first answer " + long), text("second answer " + long),
+                    tools([("s1", "shell", {"command": "echo one > one.txt"})]), text("ran"))
+    env = _env(fake_openai)
+    assert cli(home, project, "exec", "hello " + long, **env).returncode == 0
+    sid = SessionService(home, project).resolve("last").id
+    for prompt in ("more " + long, "run it"):
+        r = cli(home, project, "exec", "--session", sid, "--approve", "all", prompt, **env)
+        assert r.returncode == 0, r.stderr
+    run_json(home, project, "rewind", sid, "--to", "5", "--conversation", "--yes")
+    fake_openai.add(text("S!"))  # shorter than what it replaces
+    r = cli(home, project, "compact", sid, **env)
+    assert r.returncode == 0 and "nothing to compress" not in r.stdout, r.stdout
+    summarised = "".join(str(m.get("content")) for m in fake_openai.requests[-1]["messages"])
+    assert "hello" in summarised and "run it" not in summarised and "ran" not in summarised
+    r = cli(home, project, "exec", "--session", sid, "next", **env)
+    assert r.returncode == 0, r.stderr
+    seen = "".join(_sent(fake_openai))
+    assert "run it" not in seen and "S!" in seen and "echo one" not in seen
+
+
+def test_a_code_rewind_in_a_fork_to_a_copied_message_is_refused(
+    home: Path, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    """The files changed in the source after that message, not in the fork: the fork's own
+    later snapshot would restore the wrong tree."""
+    sid = _queued_session(home, project, fake_openai)
+    forked = run_json(home, project, "fork", sid, "--at", "4")["session_id"]
+    fake_openai.add(tools([("w1", "write_file", {"path": "f.txt", "content": "f\\n"})]),
+                    text("wrote"))
+    r = cli(home, project, "exec", "--session", forked, "--approve", "all", "write f",
+            **_env(fake_openai))
+    assert r.returncode == 0, r.stderr
+    r = cli(home, project, "rewind", forked, "--to", "3", "--code", "--yes")
+    assert r.returncode == 1 and "copied from session" in r.stderr, r.stderr
+    assert (project / "one.txt").exists() and (project / "f.txt").exists()
+    done = run_json(home, project, "rewind", forked, "--to", "5", "--code", "--yes")
+    assert done["files_deleted"] == ["f.txt"]

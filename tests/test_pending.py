@@ -162,3 +162,20 @@ def test_migration_from_v2_reprojects_pending_items(svc: SessionService) -> None
     assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     rows = conn.execute("SELECT text, position, state FROM pending ORDER BY position").fetchall()
     assert rows == [("second", 1, "waiting"), ("first", 2, "waiting")]
+
+
+def test_queued_edited_and_steered_texts_are_redacted(
+    svc: SessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "ghp_unique-github-token-8f2e61a0d9c3"
+    monkeypatch.setenv("ACME_TOKEN", key)
+    with svc.create_session(provider="p", model="m") as w:
+        pending = PendingInputs(w)
+        item = pending.add(f"use {key}")
+        pending.edit(item.id, f"use {key[::-1]}")
+        pending.steer(f"and {key.encode().hex()}")
+        path = w.path
+    records, _ = read_all(path)
+    texts = [r["text"] for r in records if r["type"].startswith("pending_")]
+    assert texts == ["use [redacted:ACME_TOKEN]"] * 2 + ["and [redacted:ACME_TOKEN]"]
+    assert key[:12].encode() not in path.read_bytes()

@@ -67,3 +67,19 @@ def test_permissions_screen(snap_compare, service: SessionService, with_rules: P
 
     app = make_app(service, open_browser=False, settings=load_settings({"provider": "offline"}))
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_broken_rule_file_is_named_when_listed(home: Path,
+                                                       service: SessionService) -> None:
+    from mttui.config import load_settings
+
+    path = rules_path(home, service.project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('allow = ["shell"]\ndeny = [\n  "shell(rm *)", oops\n]\n')
+    app = make_app(service, open_browser=False, settings=load_settings({"provider": "offline"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(pilot)
+        notes = [str(n.message) for n in app._notifications]
+        assert any(f"{path}:3:" in n and "allow rules are ignored" in n for n in notes), notes
+        text = screen_text(app)
+        assert "shell(rm *)" in text and "allow  shell " not in text

@@ -105,6 +105,11 @@ def test_a_nested_repository_is_listed_as_skipped(
     sid = SessionService(home, project).resolve("last").id
     cps = run_json(home, project, "checkpoints", sid)["checkpoints"]
     assert cps[0]["skipped"] == ["lib/"]
+    from mttui.core.rewind_points import preview
+
+    shown = preview(SessionService(home, project), sid, 1)  # what the picker names
+    assert shown.skipped == ["lib/"] and shown.result is not None
+    assert shown.result.files_deleted == ["a.txt"]
 
 
 def test_the_rewinds_own_output_file_in_the_project_is_kept(

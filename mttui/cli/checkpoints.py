@@ -30,5 +30,6 @@ def cmd_checkpoints(args: argparse.Namespace, service: SessionService) -> int:
     rows = [[str(c.seq), c.created_at[:19].replace("T", " "),
              c.ref[:12] if c.error is None else f"FAILED: {c.error}"[:60], str(c.files),
              ", ".join(c.skipped) or "-"] for c in cps]
-    print(table(["BEFORE MSG", "CREATED (UTC)", "REF", "FILES", "SKIPPED (>10 MB)"], rows))
+    print(table(["BEFORE MSG", "CREATED (UTC)", "REF", "FILES",
+                 "SKIPPED (>10 MB, nested repos)"], rows))
     return 0

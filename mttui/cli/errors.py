@@ -34,7 +34,9 @@ def report_error(exc: BaseException) -> int:
     message = str(exc) or exc.__class__.__name__
     if disk_full(exc):
         message = DISK_FULL_TEXT
-    print(f"mttui: {message.splitlines()[0]}", file=sys.stderr)
+    from .output import visible
+
+    print(f"mttui: {visible(message.splitlines()[0])}", file=sys.stderr)
     if isinstance(exc, SessionLocked):
         return Exit.LOCKED
     if isinstance(exc, RefTooShort):

@@ -13,6 +13,7 @@ from mttui.session.service import SessionService
 
 from .errors import Exit
 from .exec_output import ExecOutput
+from .output import visible
 from .signals import StopSignals
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def run_slash(args: argparse.Namespace, service: SessionService, settings: Setti
             return code
         out.event("slash", command=outcome.command, text=outcome.text, **outcome.data)
         if outcome.text and not out.json_mode:
-            print(outcome.text, flush=True)
+            print(visible(outcome.text), flush=True)
         code = Exit.OK
         return code
     finally:

@@ -9,7 +9,7 @@ from mttui.session.service import SessionService
 
 from .errors import Exit
 from .options import settings_from
-from .output import emit_json
+from .output import emit_json, visible
 
 
 def cmd_fork(args: argparse.Namespace, service: SessionService) -> int:
@@ -18,7 +18,7 @@ def cmd_fork(args: argparse.Namespace, service: SessionService) -> int:
     try:
         result = fork(service, settings_from(args), args.session, at=args.at, title=args.title)
     except ForkRefused as exc:
-        print(f"mttui: {exc}", file=sys.stderr)
+        print(f"mttui: {visible(str(exc))}", file=sys.stderr)
         return Exit.USAGE
     if args.json:
         emit_json(result.as_json())

@@ -10,7 +10,7 @@ from mttui.session.service import SessionService
 
 from .errors import Exit
 from .options import settings_from
-from .output import clip, emit_json, table
+from .output import clip, emit_json, table, visible
 
 
 def cmd_ledger(args: argparse.Namespace, service: SessionService) -> int:
@@ -37,7 +37,7 @@ def cmd_ledger(args: argparse.Namespace, service: SessionService) -> int:
         call = settle(service, settings_from(args), args.session, args.call_id, args.action,
                       args.note)
     except LedgerRefused as exc:
-        print(f"mttui: {exc}", file=sys.stderr)
+        print(f"mttui: {visible(str(exc))}", file=sys.stderr)
         return Exit.FAILED
     if args.json:
         emit_json({"session_id": service.resolve(args.session).id, "call": call.as_json()})

@@ -119,7 +119,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     project = Path(args.project or os.getcwd())
     if not project.is_dir():
         what = "not a directory" if project.exists() else "project directory not found"
-        print(f"mttui: {what}: {project}", file=sys.stderr)
+        from .output import visible
+
+        print(f"mttui: {what}: {visible(str(project))}", file=sys.stderr)
         return Exit.USAGE
     if args.command == "demo":
         gc_pause.resume()

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from mttui.session.service import SessionService
 
@@ -17,13 +18,15 @@ def cmd_permissions(args: argparse.Namespace, service: SessionService) -> int:
     from mttui.core.permissions import Permissions
 
     perms = Permissions(service, settings_from(args))
+    for problem in perms.problems():  # a broken rule file: every run says so
+        print(f"mttui: warning: {visible(problem)}", file=sys.stderr, flush=True)
     if getattr(args, "permissions_command", None) == "revoke":
         if args.session:
             grant = perms.revoke_grant(args.session, args.rule)
-            print(f"revoked: {grant.tool} asks again in session {grant.session_id}")
+            print(visible(f"revoked: {grant.tool} asks again in session {grant.session_id}"))
         else:
             entry = perms.revoke(args.rule)
-            print(f"revoked: {entry.effect} {entry.rule} (project rule)")
+            print(visible(f"revoked: {entry.effect} {entry.rule} (project rule)"))
         return Exit.OK
     if args.json:
         emit_json(perms.as_json())

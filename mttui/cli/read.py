@@ -193,10 +193,10 @@ def cmd_resume_check(args: argparse.Namespace, service: SessionService) -> int:
     if args.json:
         emit_json(plan.as_json())
     if not found and plan.refusal is not None:  # session_not_found
-        print(f"mttui: {plan.refusal['message']}", file=sys.stderr)
+        print(f"mttui: {visible(str(plan.refusal['message']))}", file=sys.stderr)
         return Exit.NOT_FOUND
     if not args.json:
-        print(plan.describe())
+        print(visible(plan.describe()))
     return Exit.OK
 
 

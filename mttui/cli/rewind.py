@@ -10,7 +10,7 @@ from mttui.session.service import SessionService
 
 from .errors import Exit
 from .options import settings_from
-from .output import emit_json
+from .output import emit_json, visible
 
 
 def cmd_rewind(args: argparse.Namespace, service: SessionService) -> int:
@@ -44,7 +44,7 @@ def cmd_rewind(args: argparse.Namespace, service: SessionService) -> int:
                 result = rewind(service, settings, args.session, args.to,
                                 conversation=conversation, code=code)
     except RewindRefused as exc:
-        print(f"mttui: {exc}", file=sys.stderr)
+        print(f"mttui: {visible(str(exc))}", file=sys.stderr)
         return Exit.USAGE if exc.usage else Exit.FAILED
     if args.json:
         emit_json(result.as_json())
@@ -78,10 +78,10 @@ def _report(result: object, *, undo: bool) -> None:
     print(f"{head} ({' + '.join(parts)}): {verb} restore {len(result.files_restored)} "
           f"file(s), {verb} delete {len(result.files_deleted)}")
     for path in result.files_restored:
-        print(f"  restore  {path}")
+        print(f"  restore  {visible(str(path))}")
     for path in result.files_deleted:
-        print(f"  delete   {path}")
+        print(f"  delete   {visible(str(path))}")
     if result.undo_ref:
         print(f"undo with: mttui rewind {result.session_id} --undo")
     if result.prompt:
-        print("\nthe message rewound to:\n" + result.prompt)
+        print("\nthe message rewound to:\n" + visible(result.prompt))

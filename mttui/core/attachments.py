@@ -2,23 +2,31 @@
 
 The log keeps the typed text and ``attachments: [{path, sha256, bytes}]``; the model
 receives the text followed by each file in a ``<file path="…">…</file>`` block,
-read at send time and capped at :data:`FILE_CAP` bytes with a note. Paths are
-confined like the tools' (outside the project, also through a symlink: refused).
+read at send time and capped at :data:`FILE_CAP` bytes with a note (no more than
+that is read; ``sha256`` is of the bytes sent, ``bytes`` the file's size). Only a
+regular file whose real path is in the project is read (see
+:mod:`mttui.graph.confined`: no symlink out, no FIFO or device, no hard link with a
+name outside); anything else that exists is refused before anything is sent.
 
 What counts as a mention: ``@`` at the start of a word (not in an e-mail address,
 not inside backticks or a fenced code block) followed by a path that exists, or
 that looks like one (it has a ``/`` or a ``.``): ``@property`` in prose is no file.
-``@"a path with spaces"`` quotes a path.
+``@"a path with spaces"`` quotes a path. A mention of a path that does not exist
+(``@types/node``, ``a @b.com``) stays text: the message is sent, with a notice
+naming it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from mttui.graph.tools.paths import ToolError, confine, display
+from mttui.graph.confined import Missing, Refused, read_confined
+from mttui.graph.events import Notice, RunEvent, RunStarted
+from mttui.graph.tools.paths import display
 from mttui.session.errors import MttuiError
 
 FILE_CAP = 32 * 1024  # bytes of one file the model receives
@@ -72,52 +80,81 @@ def _trim(project: Path, raw: str) -> str | None:
     if stripped and stripped != raw:
         candidates.append(stripped)
     for c in candidates:
-        if (project / c).exists():
+        if _exists(project / c):
             return c
     word = candidates[-1]
     return word if ("/" in word or "." in word) and word not in (".", "..") else None
 
 
-def resolve(project: Path, text: str) -> list[Attachment]:
-    """Read every mentioned file now; :class:`AttachmentError` names the first bad one."""
+@dataclass(frozen=True)
+class Mentioned:
+    """The files a text attaches, and the mentioned paths that name no file."""
+
+    files: list[Attachment] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    def notice(self) -> str | None:
+        """The line that names what was left as text (``None`` when nothing was)."""
+        if not self.missing:
+            return None
+        names = ", ".join("@" + m for m in self.missing)
+        return f"no such file, left as text: {names}"
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # unreadable, a loop, a name too long: not a file to attach
+        return False
+
+
+def resolve(project: Path, text: str) -> Mentioned:
+    """Read every mentioned file now; :class:`AttachmentError` names the first one that
+    exists and cannot be attached."""
     paths = mentions(project, text)
     if len(paths) > MAX_FILES:
         raise AttachmentError(f"too many @files ({len(paths)}); at most {MAX_FILES}")
-    return [_read(project, p) for p in paths]
+    found = Mentioned()
+    for p in paths:
+        try:
+            found.files.append(_read(project, p))
+        except Missing:
+            found.missing.append(p)
+    return found
 
 
 def check(project: Path, text: str) -> None:
-    """Refuse (one line) before anything is sent: outside the project, missing, a
-    directory or a binary file."""
+    """Refuse (one line) before anything is sent: outside the project, not a regular
+    file, a directory or a binary file. A missing file is no error (it stays text)."""
     resolve(project, text)
 
 
 def _read(project: Path, raw: str) -> Attachment:
     try:
-        path = confine(project, raw, must_exist=True)
-    except ToolError:
-        if not _inside(project, raw):
-            raise AttachmentError(f"@{raw}: outside the project; refused") from None
-        raise AttachmentError(f"@{raw}: no such file") from None
-    if path.is_dir():
-        raise AttachmentError(f"@{raw}: is a directory (mention files)")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise AttachmentError(f"@{raw}: cannot read: {exc.strerror or exc}") from None
-    if b"\0" in data[:8192]:
+        got = read_confined(project, raw, FILE_CAP)
+    except Missing:
+        raise
+    except Refused as exc:
+        why = str(exc)
+        if why in ("outside the project", "a symlink to outside the project"):
+            why += "; refused"
+        elif why == "is a directory":
+            why += " (mention files)"
+        raise AttachmentError(f"@{raw}: {why}") from None
+    if b"\0" in got.data[:8192]:
         raise AttachmentError(f"@{raw}: looks like a binary file; not attached")
-    shown = data[:FILE_CAP].decode("utf-8", errors="ignore" if len(data) > FILE_CAP
-                                   else "replace")  # fmt: skip
-    return Attachment(display(project, path), hashlib.sha256(data).hexdigest(), len(data),
-                      shown, max(0, len(data) - FILE_CAP))  # fmt: skip
+    shown = got.data.decode("utf-8", errors="ignore" if got.cut else "replace")
+    return Attachment(display(project, got.path), hashlib.sha256(got.data).hexdigest(),
+                      got.size, shown, got.cut)  # fmt: skip
 
 
-def _inside(project: Path, raw: str) -> bool:
-    root = project.resolve()
-    candidate = Path(raw).expanduser()
-    resolved = (candidate if candidate.is_absolute() else root / candidate).resolve()
-    return resolved == root or root in resolved.parents
+def with_notice(events: Iterator[RunEvent], text: str | None) -> Iterator[RunEvent]:
+    """``events`` with a warning ``text`` right after the run starts (when there is one)."""
+    for event in events:
+        yield event
+        if text is not None and isinstance(event, RunStarted):
+            yield Notice("warning", text)
+            text = None
 
 
 def model_text(text: str, attachments: list[Attachment]) -> str:

@@ -77,7 +77,7 @@ def complete_point(messages: list[Message], seq: int) -> int:
 def fork(service: SessionService, settings: Settings, ref: str, *, at: int | None = None,
          title: str | None = None) -> ForkResult:
     """Fork session ``ref`` at message ``at`` (default: its last message)."""
-    from mttui.graph.seed import seed_thread, view_messages
+    from mttui.graph.seed import seed_thread, sent_contents, view_messages
 
     info = service.resolve(ref)
     plan = prepare(service.layout, info, at)
@@ -110,9 +110,11 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
                                     title=new_title,
                                     forked_from={"session_id": info.id, "seq": seq})
     try:
-        seed_thread(writer, settings, project=Path(info.project),
-                    checkpoints_path=service.layout.checkpoints_path(info.project_hash),
-                    messages=view_messages(summary, list(view)), thread_id=writer.thread_id)
+        db = service.layout.checkpoints_path(info.project_hash)
+        sent = sent_contents(db, whole.thread_ids, view)  # @file blocks as the model had them
+        seed_thread(writer, settings, project=Path(info.project), checkpoints_path=db,
+                    messages=view_messages(summary, list(view), sent),
+                    thread_id=writer.thread_id)
         items: list[tuple[str, dict[str, object]]] = []
         before = {id(m) for m in t.messages[: t.after_compression_from]}
         cleared = {id(m) for m in t.messages[: t.rewinds.cleared_from]}
@@ -138,7 +140,7 @@ def _fork_copied(service: SessionService, settings: Settings, info: SessionInfo,
     """The fast fork: the source's lines copied raw, its index rows copied, the thread
     seeded from the fork's last compression on (``None``: the lines were not as
     expected; nothing was written)."""
-    from mttui.graph.seed import seed_thread, view_messages
+    from mttui.graph.seed import seed_thread, sent_contents, view_messages
 
     copied = copy_lines(plan.prefix, messages=plan.seq)
     if copied is None:
@@ -163,9 +165,12 @@ def _fork_copied(service: SessionService, settings: Settings, info: SessionInfo,
         with _no_collection():
             summary, view = _copied_view(copied, writer.path, writer.session_id,
                                          info.project_hash)
-            seed_thread(writer, settings, project=Path(info.project),
-                        checkpoints_path=service.layout.checkpoints_path(info.project_hash),
-                        messages=view_messages(summary, view),
+            db = service.layout.checkpoints_path(info.project_hash)
+            # no rewind or /clear in this log: its current thread holds every prompt of
+            # the view with the @file blocks the model was sent
+            sent = sent_contents(db, [info.thread_id] if info.thread_id else [], view)
+            seed_thread(writer, settings, project=Path(info.project), checkpoints_path=db,
+                        messages=view_messages(summary, view, sent),
                         thread_id=writer.thread_id)
     finally:
         writer.close()

@@ -102,8 +102,11 @@ class SessionHandle:
             problem = config_problem(settings)
             if problem is not None:
                 raise RunnerError(problem)
+        from mttui.graph.redact import Redactor
+
+        shown = Redactor.from_env(also={"OPENAI_API_KEY": settings.api_key}).text(first_text)
         writer = service.create_session(provider=settings.provider, model=settings.model,
-                                        title=title_from_text(first_text) or None)
+                                        title=title_from_text(shown) or None)  # fmt: skip
         return cls(service, settings, writer, factory, fresh=True)
 
     @classmethod
@@ -192,20 +195,20 @@ class SessionHandle:
     def run(self, text: str) -> Iterator[RunEvent]:
         """One user turn (raises ``ApprovalPendingError`` while an approval waits); a
         decided run the resume found unfinished goes on first."""
-        from .attachments import model_text, resolve
+        from .attachments import model_text, resolve, with_notice
 
-        files = resolve(self.service.project, text)  # AttachmentError before anything
+        found = resolve(self.service.project, text)  # AttachmentError before anything
         if self._pending is not None:
             self._pending.next_turn()  # the user's own message ends a stop's hold on new items
         first = self.continuation()
-        if first is None:
-            if files:
-                return self.runner.run(text, attachments=[f.record() for f in files],
-                                       model_text=model_text(text, files))
-            return self.runner.run(text)
-        return self._after(first, text)
+        files = found.files
+        turn = with_notice(self.runner.run(
+            text, attachments=[f.record() for f in files] or None,
+            model_text=model_text(text, files) if files else None), found.notice())
+        return turn if first is None else self._after(first, text, turn)
 
-    def _after(self, first: Iterator[RunEvent], text: str) -> Iterator[RunEvent]:
+    def _after(self, first: Iterator[RunEvent], text: str,
+               turn: Iterator[RunEvent]) -> Iterator[RunEvent]:
         end: RunEnded | None = None
         for event in first:
             end = event if isinstance(event, RunEnded) else end
@@ -215,7 +218,7 @@ class SessionHandle:
             yield Notice("warning", f"the message was queued ({item.id}): the run before it "
                                     f"ended {end.status if end else 'early'}")
             return
-        yield from self.runner.run(text)
+        yield from turn  # with its @files, read before the run before it
 
     def answer(self, request: ApprovalRequested, answer: ApprovalAnswer) -> Iterator[RunEvent]:
         """Answer ``request`` and continue the run it belongs to."""

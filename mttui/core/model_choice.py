@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mttui.config import Settings
     from mttui.graph.runner import Runner
 
-_NAME = re.compile(r"^[^\s]{1,200}$")
+_NAME = re.compile(r"^[^\s\x00-\x1f\x7f-\x9f]{1,200}$")
 
 
 class ModelChoiceError(MttuiError):
@@ -36,7 +36,8 @@ def choose_model(writer: SessionWriter, runner: Runner, settings: Settings, name
     the new settings. Raises :class:`ModelChoiceError` for a bad name or during a run."""
     name = name.strip()
     if not _NAME.match(name):
-        raise ModelChoiceError(f"invalid model name {name!r}: one word, at most 200 characters")
+        raise ModelChoiceError(f"invalid model name {name!r}: one word, at most 200 characters, "
+                               "no control characters")
     if runner.busy:
         raise ModelChoiceError("cannot switch the model while a run is active")
     new = settings.with_overrides(model=name, model_from_flag=False)

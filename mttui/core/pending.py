@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING
 
 from mttui.graph.events import MessageAdded, Notice, PendingChanged, RunEnded, RunEvent
 from mttui.graph.messages import new_message_id
+from mttui.graph.redact import Redactor
 from mttui.session.pending import NOT_DELIVERED, Item, Lane, PendingError
 from mttui.session.records import iso_timestamp, new_id
 
-from .attachments import AttachmentError
+from .attachments import AttachmentError, with_notice
 from .attachments import model_text as with_files
 from .attachments import resolve as resolve_files
 from .lane_view import restart_sets
@@ -116,7 +117,8 @@ class PendingInputs:
         with self._lock:
             self.lane.check_add()
             self.settle()
-            rec = self._write("pending_add", item_id=new_id("pend"), mode="queue", text=text)
+            rec = self._write("pending_add", item_id=new_id("pend"), mode="queue",
+                              text=self._redacted(text))  # fmt: skip
             return self._hold_new(str(rec["item_id"]))
 
     def steer(self, text: str) -> Item:
@@ -125,10 +127,17 @@ class PendingInputs:
             raise PendingError("an empty text cannot be sent")
         with self._lock:
             self.settle()
+            text = self._redacted(text)
             msg = {"id": new_message_id(), "role": "user", "content": text, "status": "pending"}
             rec = self._write("pending_steer", item_id=new_id("pend"), mode="steer", text=text,
                               message=msg)  # fmt: skip
             return self._hold_new(str(rec["item_id"]))
+
+    def _redacted(self, text: str) -> str:
+        """``text`` with the secrets it holds replaced (in every spelling) before it is
+        written: the environment's, and the configured API key when a runner has it."""
+        key = self._runner.settings.api_key if self._runner is not None else None
+        return Redactor.from_env(also={"OPENAI_API_KEY": key}).text(text)
 
     def _hold_new(self, item_id: str) -> Item:
         if self._holding:
@@ -147,7 +156,7 @@ class PendingInputs:
         with self._lock:
             item = self._editable(item_id)
             self.settle()
-            self._write("pending_edit", item_id=item.id, text=text)
+            self._write("pending_edit", item_id=item.id, text=self._redacted(text))
             return item
 
     def move(self, item_id: str, position: int) -> Item:
@@ -277,17 +286,19 @@ class PendingInputs:
             user: Json = {"id": new_message_id(), "role": "user", "content": head.text,
                     "status": "sent"}  # fmt: skip
             try:  # its @files, read now (as a message sent at once would be)
-                files = resolve_files(self.runner.project, head.text)
+                found = resolve_files(self.runner.project, head.text)
             except AttachmentError as exc:
                 self._taking = None
                 self._not_started([head], str(exc))
                 said: list[RunEvent] = [Notice("error", f"not sent: {exc}"),
                                         PendingChanged("not sent")]  # fmt: skip
                 return iter(said)
+            files = found.files
             if files:
                 user["attachments"] = [f.record() for f in files]
-            return self._start([user], ("pending_take", {"item_id": head.id, "message": user}),
-                               [head], with_files(head.text, files) if files else None)
+            return with_notice(self._start(
+                [user], ("pending_take", {"item_id": head.id, "message": user}), [head],
+                with_files(head.text, files) if files else None), found.notice())
 
     def _work(self) -> tuple[list[Item], Item | None] | None:
         """``(unread steers, queue head)`` when the drain has something to run."""

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mttui.config import Settings
+from mttui.graph.tools.rule_source import rule_problems
 from mttui.graph.tools.rules import RuleError, RuleSet, parse_rule, propose_rule
 from mttui.session.errors import MttuiError
-from mttui.session.rules import add_rule, load_rules, remove_rule, rules_path
+from mttui.session.rules import add_rule, load_rules, read_rules, remove_rule, rules_path
 from mttui.session.service import SessionService
 
 
@@ -52,13 +53,18 @@ class Permissions:
         self.path = rules_path(service.layout.home, service.project)
 
     def rules(self) -> list[RuleEntry]:
-        """Deny rules first (they win), config before project."""
-        saved = load_rules(self.path)
+        """Deny rules first (they win), config before project (of a broken project
+        file, the deny rules read from it: see :meth:`problems`)."""
+        saved = read_rules(self.path).rules
         out = [RuleEntry(r, "deny", "config") for r in self.settings.permissions_deny]
         out += [RuleEntry(r, "deny", "project") for r in saved.deny]
         out += [RuleEntry(r, "allow", "config") for r in self.settings.permissions_allow]
         out += [RuleEntry(r, "allow", "project") for r in saved.allow]
         return out
+
+    def problems(self) -> list[str]:
+        """One line for each problem of the project's rule file (none: it is fine)."""
+        return rule_problems(self.path)
 
     def grants(self, session_id: str | None = None) -> list[GrantEntry]:
         """Session grants (of one session, or of every session of the project)."""
@@ -116,4 +122,3 @@ def rule_covers(rule: str, tool_name: str, arguments: object,
                 project: Path | None = None) -> bool:
     """Whether the allow ``rule`` lets this call run without asking."""
     return RuleSet(allow=(rule,)).verdict(tool_name, arguments, project) is not None
-    return False

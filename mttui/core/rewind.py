@@ -24,7 +24,7 @@ from mttui.session.models import SessionInfo
 from mttui.session.records import new_id
 from mttui.session.service import SessionService
 from mttui.session.snapshots import ShadowRepo, ToolsRunning, git_available, own_outputs
-from mttui.session.timeline import RewindOp, Timeline, read_timeline
+from mttui.session.timeline import RewindOp, Timeline, fork_origin, read_timeline
 from mttui.session.transcript import Transcript, fold
 from mttui.session.writer import SessionWriter
 
@@ -95,6 +95,13 @@ def _snapshot_ref(s: _Session, to_seq: int) -> str:
     hint = "a conversation-only rewind is still possible (--conversation)"
     if not git_available():
         raise RewindRefused(f"file checkpoints are off (no `git` executable); {hint}")
+    origin = fork_origin(s.info.path)
+    point = origin.get("seq") if origin else None
+    if isinstance(point, int) and to_seq <= point and not s.timeline.has_own(to_seq):
+        # a copied message: the files changed in the source after it, not in this log
+        raise RewindRefused(f"message {to_seq} was copied from session "
+                            f"{origin.get('session_id') if origin else ''} when this one was "
+                            f"forked; rewind the files there; {hint}")
     cp = s.timeline.checkpoint_for(to_seq)
     if cp is not None and cp.error is not None:
         raise RewindRefused(f"the file snapshot before message {cp.seq}'s turn failed "
@@ -256,7 +263,7 @@ def _restore(writer: SessionWriter, repo: ShadowRepo, ref_to: str, op: str,
 def _reseed(writer: SessionWriter, s: _Session, settings: Settings, rec: Record,
             op: str) -> str:
     """A new thread with the model's view once ``rec`` applies; then the records."""
-    from mttui.graph.seed import seed_thread, view_messages
+    from mttui.graph.seed import seed_thread, sent_contents, view_messages
 
     t = s.transcript
     t.last_compression, t.after_compression_from = t.rewinds.apply(
@@ -264,7 +271,8 @@ def _reseed(writer: SessionWriter, s: _Session, settings: Settings, rec: Record,
     summary, view = t.model_view()
     thread_id = seed_thread(writer, settings, project=Path(s.info.project),
                             checkpoints_path=s.checkpoints_path,
-                            messages=view_messages(summary, list(view)))
+                            messages=view_messages(summary, list(view), sent_contents(
+                                s.checkpoints_path, t.thread_ids, view)))
     fields = {k: v for k, v in rec.items() if k != "type"}
     writer.append_many([("rewind", {**fields, "thread_id": thread_id, "op": op}),
                         ("session_update", {"thread_id": thread_id})])

@@ -30,6 +30,9 @@ class RewindPreview:
     result: RewindResult | None
     stat: str = ""
     code_refused: str = ""  # why code cannot be rewound (conversation still can)
+    # what the snapshot left out (nested repositories, files over the size limit): a
+    # code rewind leaves them as they are
+    skipped: list[str] = field(default_factory=list)
 
 
 def rewind_points(service: SessionService, session_id: str) -> list[RewindPoint]:
@@ -86,4 +89,4 @@ def preview(service: SessionService, session_id: str, seq: int) -> RewindPreview
     if cp is not None and cp.error is None:
         repo = ShadowRepo(service.layout.home, Path(info.project))
         stat = repo.worktree_stat(cp.ref)
-    return RewindPreview(result, stat)
+    return RewindPreview(result, stat, skipped=list(cp.skipped) if cp is not None else [])

@@ -48,6 +48,7 @@ def build_graph(ctx: GraphContext, checkpointer: BaseCheckpointSaver[str]) -> Ag
         emit = get_stream_writer()
         ctx.ensure_tools()  # MCP servers start when the first run needs tools
         mcp_warnings(ctx, emit)
+        rule_warnings(ctx, emit)
         if ctx.stop.is_set():
             return {"stop_reason": "stopped"}
         steps = state.get("step_count", 0)
@@ -247,6 +248,20 @@ def mcp_warnings(ctx: GraphContext, emit: Any) -> None:
 
     for text in ctx.mcp.take_warnings() if ctx.mcp is not None else []:
         emit(Notice("warning", text))
+
+
+def rule_warnings(ctx: GraphContext, emit: Any) -> None:
+    """A broken saved-rules file: one warning per problem and runner (its allow rules
+    are ignored meanwhile, see ``tools.rule_source``)."""
+    from .events import Notice
+    from .tools.rule_source import rule_problems
+
+    if ctx.rules is None or ctx.rules.path is None:
+        return
+    for text in rule_problems(ctx.rules.path):
+        if text not in ctx.rules_warned:
+            ctx.rules_warned.add(text)
+            emit(Notice("warning", text))
 
 
 def user_input(text: str, message_id: str, run_id: str) -> AgentState:

@@ -68,6 +68,7 @@ class GraphContext:
     rules: RuleSource | None = None  # permission rules (config + the project's saved ones)
     sandbox: Sandbox | None = None  # shell calls under bwrap (auto-edit runs them unasked)
     sandbox_noticed: bool = False  # the "sandbox off" notice was given (once per runner)
+    rules_warned: set[str] = field(default_factory=set)  # rule-file problems said already
     mcp: McpManager | None = None  # the MCP servers (started by the first model call)
     mcp_bound: bool = False  # their tools are bound to the model
     risks: dict[str, str] = field(default_factory=dict)  # risk levels of extra (MCP) tools

@@ -3,7 +3,8 @@
 The values of environment variables named like ``*_API_KEY``, ``*_TOKEN``,
 ``*SECRET*`` or ``*PASSWORD*`` (8 characters or longer) are replaced by
 ``[redacted:NAME]`` before text is logged, checkpointed, indexed, shown or sent
-to the model. The same pass makes the text encodable (lone surrogates become
+to the model; so are their reversed, hex and base64 spellings
+(:mod:`mttui.graph.secret_forms`). The same pass makes the text encodable (lone surrogates become
 U+FFFD, see :mod:`mttui.session.utf8`). The shell tool's environment leaves out
 every variable with such a name (:func:`without_secrets`).
 
@@ -14,12 +15,15 @@ of a delta that could be the start of a secret until the next delta tells.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mttui.session.utf8 import valid_text
+
+from .secret_forms import MAX_GAP, forms, pattern, prefixes
 
 MIN_SECRET_LENGTH = 8
 _SUFFIXES = ("_API_KEY", "_TOKEN")
@@ -37,9 +41,31 @@ def without_secrets(environ: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in environ.items() if not is_secret_name(k)}
 
 
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
 def marker(name: str) -> str:
     """What a secret's value is replaced by."""
     return f"[redacted:{name}]"
+
+
+@functools.lru_cache(maxsize=8)
+def _spellings(secrets: tuple[tuple[str, str], ...]) -> tuple[dict[str, str],
+                                                            re.Pattern[str] | None]:
+    """Every spelling of each ``(value, name)`` (whitespace dropped) -> its name, and
+    the pattern that finds them."""
+    names: dict[str, str] = {}
+    for value, name in secrets:
+        for form in sorted(forms(value), key=len, reverse=True):
+            names.setdefault(_squeeze(form), name)
+    return names, pattern(names)
+
+
+@functools.lru_cache(maxsize=8)
+def _beginnings(secrets: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    """The proper beginnings of every spelling (built for the first streamed text)."""
+    return prefixes(_spellings(secrets)[0])
 
 
 class Redactor:
@@ -51,10 +77,12 @@ class Redactor:
             value = valid_text(raw)
             if len(value) >= MIN_SECRET_LENGTH and value not in by_value:
                 by_value[value] = name
-        self._names = by_value
-        values = sorted(by_value, key=len, reverse=True)  # the longest match wins
-        self._pattern = re.compile("|".join(map(re.escape, values))) if values else None
-        self._longest = len(values[0]) if values else 0
+        self._values = by_value
+        self._key = tuple(by_value.items())
+        spelled = _spellings(self._key)  # computed once per set of secrets
+        self._names: dict[str, str] = spelled[0]  # every spelling (whitespace dropped) -> name
+        self._pattern = spelled[1]
+        self._longest = max(map(len, self._names), default=0)
 
     @classmethod
     def from_env(
@@ -72,14 +100,23 @@ class Redactor:
     @property
     def names(self) -> list[str]:
         """The names of the secrets this redactor replaces."""
-        return sorted(set(self._names.values()))
+        return sorted(set(self._values.values()))
+
+    def found(self, text: str) -> list[str]:
+        """The names of the secrets ``text`` holds, in any spelling."""
+        if self._pattern is None:
+            return []
+        return sorted({self._name(m) for m in self._pattern.finditer(text)})
+
+    def _name(self, m: re.Match[str]) -> str:
+        return self._names[_squeeze(m.group(0))]
 
     def text(self, text: str) -> str:
         """``text`` made encodable, with every secret value replaced by its marker."""
         text = valid_text(text)
         if self._pattern is None:
             return text
-        return self._pattern.sub(lambda m: marker(self._names[m.group(0)]), text)
+        return self._pattern.sub(lambda m: marker(self._name(m)), text)
 
     def data(self, value: Any) -> Any:
         """A JSON-like value with :meth:`text` applied to every string (keys too)."""
@@ -99,12 +136,7 @@ class Redactor:
         """Where the part of ``buf`` that is safe to show ends."""
         cut = len(buf)
         if self._pattern is not None:
-            # the longest tail that could still grow into a secret waits
-            for size in range(min(self._longest - 1, len(buf)), 0, -1):
-                tail = buf[-size:]
-                if any(v.startswith(tail) for v in self._names):
-                    cut = len(buf) - size
-                    break
+            cut = self._hold_from(buf)  # the longest tail that could still grow into a secret
             for m in self._pattern.finditer(buf):  # a whole secret is not cut in two
                 if m.start() < cut < m.end():
                     cut = m.start()
@@ -112,6 +144,18 @@ class Redactor:
         if cut and "\ud800" <= buf[cut - 1] <= "\udbff":
             cut -= 1  # a high surrogate waits for its low half
         return cut
+
+    def _hold_from(self, buf: str) -> int:
+        """Where the longest tail of ``buf`` that begins some spelling starts (whitespace
+        inside it ignored, as the pattern allows), else ``len(buf)``."""
+        begins = _beginnings(self._key)
+        start = max(0, len(buf) - self._longest * (MAX_GAP + 1))
+        places = [i for i in range(start, len(buf)) if not buf[i].isspace()]
+        squeezed = "".join(buf[i] for i in places)
+        for j, i in enumerate(places):
+            if len(squeezed) - j < self._longest and squeezed[j:] in begins:
+                return i
+        return len(buf)
 
 
 class StreamRedactor:
@@ -136,3 +180,32 @@ class StreamRedactor:
         """The rest of the text, at its end."""
         rest, self._held = self._held, ""
         return self._redactor.text(rest)
+
+
+def redact_prompt(redactor: Redactor, users: list[dict[str, Any]],
+                  model_text: str | None) -> tuple[str | None, list[str]]:
+    """The user's own messages with their secrets replaced (``users``' content in place,
+    and ``model_text``, the text with its ``@file`` blocks, returned) and what to
+    tell the user about it."""
+    said: list[str] = []
+    typed: set[str] = set()
+    first = str(users[0].get("content") or "") if users else ""
+    for user in users:
+        content = str(user.get("content") or "")
+        typed.update(redactor.found(content))
+        user["content"] = redactor.text(content)
+    if typed:
+        said.append(_told("your message", typed))
+    if model_text is not None:  # the typed text, then the files' blocks
+        blocks = model_text[len(first):] if model_text.startswith(first) else model_text
+        attached = redactor.found(blocks)
+        model_text = redactor.text(model_text)
+        if attached:
+            said.append(_told("an @file", set(attached)))
+    return model_text, said
+
+
+def _told(where: str, names: set[str]) -> str:
+    shown = ", ".join(sorted(names))
+    return (f"{where} held the value of {shown} (or an encoding of it); it was replaced "
+            f"by [redacted:NAME] before it was logged or sent")

@@ -24,6 +24,7 @@ from .file_checkpoint import file_checkpoints
 from .instructions import Announcer
 from .journal import Journal, LogFacts, scan_log
 from .live import LiveThread
+from .redact import redact_prompt
 from .tools.progress import ToolProgress
 
 if TYPE_CHECKING:
@@ -90,14 +91,9 @@ class Runner:
         grace: float = 2.0,
     ) -> Runner:
         """A runner on ``writer`` with the checkpoint db and project of ``service``."""
-        return cls(
-            writer,
-            settings,
-            checkpoints_path=service.checkpoints_path(),
-            project=service.project,
-            model_factory=model_factory,
-            grace=grace,
-        )
+        return cls(writer, settings, checkpoints_path=service.checkpoints_path(),
+                   project=service.project, model_factory=model_factory,
+                   grace=grace)  # fmt: skip
 
     # -- setup -----------------------------------------------------------------
     def prepare(self) -> None:
@@ -217,13 +213,16 @@ class Runner:
         if self.pending_approval() is not None:
             raise ApprovalPendingError("an approval is pending: answer it before sending more")
         run_id = new_id("run")
+        model_text, said = redact_prompt(self.context.redactor, users, model_text)  # in place
         graph_input = user_input(model_text or str(users[0]["content"]), str(users[0]["id"]),
                                  run_id)  # fmt: skip
         if record[0] == "pending_read":  # a batch of Steers: the model gets them as one
             graph_input["messages"] = [steer_message(u) for u in users]
         self.journal.stats.turns += 1
         head: list[tuple[str, dict[str, Any]]] = [("run_start", {"run_id": run_id}), record]
-        yield from self._drive(graph_input, run_id, head, [MessageAdded(u) for u in users])
+        first: list[RunEvent] = [*(Notice("warning", t) for t in said),
+                                 *(MessageAdded(u) for u in users)]  # fmt: skip
+        yield from self._drive(graph_input, run_id, head, first)
 
     def attach_progress(self, progress: ToolProgress | None) -> None:
         """Called with ``(call_id, tail)`` while a tool runs (live shell output)."""
@@ -359,9 +358,10 @@ class Runner:
 
     def _instructions(self) -> Notice | None:
         """The system prompt with the ``AGENTS.md`` files as they are now; the "loaded"
-        line when they changed since the last announcement."""
+        line when they changed since the last announcement (secrets in them redacted)."""
         assert self._ctx is not None
-        self._ctx.system_prompt, line = self._announcer.refresh()
+        prompt, line = self._announcer.refresh()
+        self._ctx.system_prompt = self._ctx.redactor.text(prompt)
         return Notice("info", line) if line else None
 
     def _drive(

@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 CLOSED = "interrupted: this call has no result in the conversation; it is not run again"
 
 
-def view_messages(summary: str | None, view: Sequence[Mapping[str, Any]]) -> list[BaseMessage]:
+def view_messages(summary: str | None, view: Sequence[Mapping[str, Any]],
+                  contents: Mapping[str, str] | None = None) -> list[BaseMessage]:
     """LangChain messages of a view: the summary first, each tool result right after its
-    call (a call without a result gets a short closing result, a stray result is dropped)."""
+    call (a call without a result gets a short closing result, a stray result is dropped).
+    ``contents``: what the model was sent for a message, where it differs from the log's
+    text (a prompt with its ``@file`` blocks; see :func:`sent_contents`)."""
     from langchain_core.messages import HumanMessage, ToolMessage
 
     shown = [m for m in view if in_model_view(m)]
@@ -40,7 +43,8 @@ def view_messages(summary: str | None, view: Sequence[Mapping[str, Any]]) -> lis
     for m in shown:
         if m.get("role") == "tool":
             continue
-        out.append(built(m, templates))
+        sent = contents.get(str(m.get("id"))) if contents else None
+        out.append(built(m if sent is None else {**m, "content": sent}, templates))
         for call in m.get("tool_calls") or []:
             found = results.get(str(call.get("id")))
             if found is not None:
@@ -161,3 +165,40 @@ def append_to_thread(writer: SessionWriter, settings: Settings, *, project: Path
         graph.update_state(config, {"messages": messages}, as_node="observation")  # type: ignore[arg-type]
     finally:
         saver.conn.close()
+
+
+GONE = "[attached file {path} ({size} bytes): its content is no longer available]"
+
+
+def sent_contents(checkpoints_path: Path, thread_ids: Sequence[str],
+                  view: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """What the model was sent for each prompt of ``view`` with ``@file`` attachments (the
+    log keeps the typed text and the files' names and hashes): read from the newest
+    thread of ``thread_ids`` that still holds the message; a note naming the file when
+    none does, so a fork or rewind never silently drops what the model had seen."""
+    wanted = {str(m.get("id")): m for m in view
+              if m.get("role") == "user" and m.get("attachments")}
+    if not wanted:
+        return {}
+    from .checkpoints import open_saver
+
+    found: dict[str, str] = {}
+    saver = open_saver(checkpoints_path)
+    try:
+        for tid in reversed(list(thread_ids)):
+            tup = saver.get_tuple({"configurable": {"thread_id": tid}})
+            values = tup.checkpoint.get("channel_values", {}) if tup is not None else {}
+            for msg in values.get("messages") or []:
+                mid = getattr(msg, "id", None)
+                if mid in wanted and mid not in found and isinstance(msg.content, str):
+                    found[mid] = msg.content
+            if len(found) == len(wanted):
+                break
+    finally:
+        saver.conn.close()
+    for mid, m in wanted.items():
+        if mid not in found:
+            notes = [GONE.format(path=a.get("path"), size=a.get("bytes"))
+                     for a in m.get("attachments") or [] if isinstance(a, dict)]
+            found[mid] = "\n\n".join([str(m.get("content") or ""), *notes])
+    return found

@@ -30,7 +30,7 @@ from mttui.session.service import SessionService
 from mttui.widgets.fit_footer import FitFooter
 from mttui.widgets.preview import PreviewPane
 from mttui.widgets.session_table import Clock, SessionTable
-from mttui.widgets.text import short_path
+from mttui.widgets.text import literal, short_path
 from mttui.widgets.workers import report_worker_error
 
 if TYPE_CHECKING:
@@ -339,7 +339,7 @@ class BrowserScreen(Screen[None]):
 
     def on_session_change_done(self, message: SessionChangeDone) -> None:
         if message.error is not None:
-            self.notify(message.error, title=f"Cannot {message.what}", severity="error")
+            self.notify(literal(message.error), title=f"Cannot {message.what}", severity="error")
             return
         done = "Renamed" if message.what == "rename" else "Deleted"
         self.notify(f"{done} session {message.session_id}", timeout=3)

@@ -130,7 +130,10 @@ class ApprovalChat(PendingChat):
             from mttui.session.errors import MttuiError
 
             try:
-                rules = Permissions(self.chat.service, self.chat.settings).rules()
+                perms = Permissions(self.chat.service, self.chat.settings)
+                rules = perms.rules()
+                for problem in perms.problems():  # a broken rule file: its allow rules
+                    self.post_message(Note(escape(problem), "warning"))  # are ignored
             except MttuiError as exc:  # an unreadable rule file: said, grants still shown
                 self.post_message(Note(escape(str(exc)), "error"))
         self.post_message(GrantsChanged(self.chat.grants(), show, rules))

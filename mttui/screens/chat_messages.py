@@ -10,6 +10,7 @@ from mttui.core.permissions import RuleEntry
 from mttui.core.resume_preview import ResumePreview
 from mttui.graph.events import ApprovalRequested
 from mttui.session.markers import Marker
+from mttui.widgets.text import literal
 
 
 @dataclass
@@ -83,11 +84,16 @@ class TitleChanged(Message):
 
 @dataclass
 class Note(Message):
-    """A one-line notification from a worker."""
+    """A one-line notification from a worker (its text may echo what the user typed:
+    control characters are made visible, see ``widgets.text.literal``)."""
 
     text: str
     severity: str = "information"
     title: str = ""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.text, self.title = literal(self.text), literal(self.title)
 
 
 @dataclass

@@ -35,6 +35,7 @@ from mttui.widgets.completion import CompletionList, Trigger, trigger_of
 from mttui.widgets.history import HistoryView
 from mttui.widgets.prompt import PromptArea
 from mttui.widgets.status import StatusBar
+from mttui.widgets.text import literal
 
 from .chat_keys import KeysChat
 from .chat_messages import Note, Opened
@@ -159,7 +160,7 @@ class SlashChat(KeysChat):
             try:  # a refused or missing @file: said now, the text stays to be corrected
                 check_files(self.service.project, event.text)
             except AttachmentError as exc:
-                self.notify(escape(str(exc)), severity="error")
+                self.notify(escape(literal(str(exc))), severity="error")
                 return True
             return False
         if parsed.name in SCREEN_COMMANDS:
@@ -167,7 +168,7 @@ class SlashChat(KeysChat):
         try:
             check(parsed)
         except UnknownCommand as exc:
-            self.notify(escape(str(exc)), severity="error")  # the text stays to be corrected
+            self.notify(escape(literal(str(exc))), severity="error")  # the text stays
             return True
         if parsed.name == "permissions" and not parsed.args:
             return False  # the permissions dialog
@@ -207,7 +208,7 @@ class SlashChat(KeysChat):
     def on_slash_done(self, message: SlashDone) -> None:
         outcome = message.outcome
         if outcome.text:
-            self.notify(escape(outcome.text), title=f"/{outcome.command}", timeout=8)
+            self.notify(escape(literal(outcome.text)), title=f"/{outcome.command}", timeout=8)
         status = self.query_one(StatusBar)
         if outcome.action == "cleared":
             status.used, status.context_left = 0, 100

@@ -147,6 +147,9 @@ class RewindScreen(ModalScreen[RewindResult | None]):
                 out.append("  no file changes\n", style="dim")
         if message.preview.stat.strip():
             out.append(literal(message.preview.stat.rstrip()) + "\n", style="dim")
+        if message.preview.skipped:
+            out.append("  not in the snapshot, left as they are: "
+                       + literal(", ".join(message.preview.skipped)) + "\n", style="yellow")
         if message.preview.code_refused:
             out.append(literal(message.preview.code_refused) + "\n", style="yellow")
         out.append("b both · c conversation only · k code only", style="bold")

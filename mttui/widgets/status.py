@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from .glyphs import glyph, spinner
-from .text import tokens
+from .text import literal, tokens
 
 BUSY = ("starting", "running", "stopping", "opening")  # a spinner and the seconds
 GLYPH = {"idle": "ok", "starting": "spin", "running": "spin", "stopping": "stop",
@@ -92,7 +92,7 @@ class StatusBar(Widget):
         else:
             line.append(self.provider, style="dim")
             line.append(" · ", style="dim")
-        line.append(self.model, style="bold")
+        line.append(literal(self.model), style="bold")
         label, style = state_label(self.state, self.frame, self.elapsed())
         line.append("   ")
         line.append(label, style=style)

@@ -45,7 +45,8 @@ def decide_call(
     """``(verdict, rule)`` for one call: :func:`decide`, with permission rules first.
 
     A matching ``deny`` rule refuses the call without asking (in every mode); a
-    matching ``allow`` rule runs it without asking. With the shell sandboxed,
+    matching ``allow`` rule runs it without asking; a call a deny rule cannot see
+    through (a shell script) asks in every mode but ``deny``. With the shell sandboxed,
     ``auto-edit`` runs shell commands unasked as ``guarded``: in the sandbox with
     what a rewind cannot restore read-only — unless ``guardable()`` says that is
     too much to bind, then the call asks. ``risk`` overrides the registry's level
@@ -57,6 +58,8 @@ def decide_call(
         hit = next((h for h in hits if h[0] == "deny"), hits[0] if hits else None)
         if hit is not None:
             effect, rule = hit
+            if effect == "ask":
+                return ("deny" if mode == "deny" else "ask"), rule
             return ("deny" if effect == "deny" else "run"), rule
     if sandboxed and mode == "auto-edit" and tool_name == "shell" and (
             guardable is None or guardable()):

@@ -1,10 +1,14 @@
 """Permission rules: ``TOOL`` or ``TOOL(glob)``, and whether one matches a call.
 
-- ``shell(glob)``: the glob matches the command. A compound command (``;``, ``&&``,
-  ``||``, ``|``, ``&``, ``$(…)``, backticks, ``<(…)``, newlines) matches an *allow*
-  rule only if every part matches; an output redirection (``>``, ``>>``, ``>|``,
-  ``&>``) never matches an allow rule. A *deny* rule matches when any part (or the
-  whole command) matches.
+- ``shell(glob)``: the glob matches the command, read as bash reads it
+  (:mod:`.shell_parse`). A compound command (``;``, ``&&``, ``||``, ``|``, ``&``,
+  ``$(…)``, backticks, ``<(…)``, newlines, groups) matches an *allow* rule only if
+  every simple command matches; a command not fully understood, a part with a
+  newline or other control character, and an output redirection (``>``, ``>>``,
+  ``>|``, ``&>``) never match an allow rule. A *deny* rule matches when the whole
+  command, a part, or any reading of a part's command name matches (quotes,
+  paths, assignments and wrappers seen through: :mod:`.shell_names`); a shell
+  script it cannot read makes it ask.
 - file tools (``read_file``, ``list_dir``, ``search_files``, ``write_file``,
   ``edit_file``): the glob matches the normalized path relative to the project
   (``*`` within a directory, ``**`` across directories); a path that leaves the
@@ -24,9 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .shell_names import UNKNOWN_SCRIPT, deny_forms, is_interpreter
+from .shell_parse import parse_shell
+
 FILE_TOOLS = ("read_file", "list_dir", "search_files", "write_file", "edit_file")
 _NAME = re.compile(r"^[A-Za-z0-9_*?.\-]+$")
-_SEPARATORS = ("&&", "||", "|&", ";", "|", "&", "\n")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 class RuleError(ValueError):
@@ -68,91 +75,45 @@ def parse_rule(text: str) -> Rule:
 class ShellParts:
     parts: list[str]
     redirects: bool  # an output redirection somewhere
+    sure: bool = True  # fully understood (an unsure command matches no allow rule)
 
 
 def split_shell(command: str) -> ShellParts:
-    """The simple commands of ``command``: split at the control operators, with the
-    contents of command and process substitutions as parts of their own."""
-    parts: list[str] = []
-    redirects = False
-    stack: list[list[str]] = [[]]  # the text of the part being read, per nesting level
-    closers: list[str] = []  # what ends each open substitution
-    quote = ""
-    i, n = 0, len(command)
+    """The simple commands of ``command`` (substitutions' commands as parts of their
+    own), read by :mod:`.shell_parse`."""
+    parsed = parse_shell(command)
+    return ShellParts([c.text for c in parsed.commands if c.text],
+                      any(c.writes for c in parsed.commands), parsed.sure)
 
-    def end_part() -> None:
-        text = "".join(stack[-1]).strip()
-        if text:
-            parts.append(text)
-        stack[-1] = []
 
-    while i < n:
-        c = command[i]
-        if quote == "'":
-            stack[-1].append(c)
-            if c == "'":
-                quote = ""
-            i += 1
-            continue
-        if c == "\\" and i + 1 < n:
-            stack[-1].append(command[i:i + 2])
-            i += 2
-            continue
-        opened = command[i:i + 2] if command[i:i + 2] in ("$(", "<(", ">(") else ""
-        if opened or c == "`":
-            if c == "`" and closers and closers[-1] == "`":
-                end_part()  # the end of a backtick substitution
-                stack.pop()
-                closers.pop()
-                stack[-1].append("`…`")
-                i += 1
-                continue
-            stack.append([])
-            closers.append("`" if c == "`" else ")")
-            i += 1 if c == "`" else 2
-            continue
-        if c == ")" and closers and closers[-1] == ")" and not quote:
-            end_part()
-            stack.pop()
-            closers.pop()
-            stack[-1].append("$(…)")
-            i += 1
-            continue
-        if quote == '"':
-            stack[-1].append(c)
-            if c == '"':
-                quote = ""
-            i += 1
-            continue
-        if c in ("'", '"'):
-            quote = c
-            stack[-1].append(c)
-            i += 1
-            continue
-        if c == ">" or command.startswith("&>", i):
-            step = 2 if c == "&" else 1
-            rest = command[i + step:]
-            dup = re.match(r"&(\d+|-)(?![\w./])", rest) if c == ">" else None
-            if dup:  # 2>&1: a copied file descriptor, not a file
-                stack[-1].append(">" + dup.group(0))
-                i += 1 + len(dup.group(0))
-                continue
-            redirects = True
-            stack[-1].append(command[i:i + step])
-            i += step
-            continue
-        sep = next((s for s in _SEPARATORS if command.startswith(s, i)), "")
-        if sep:
-            end_part()
-            i += len(sep)
-            continue
-        stack[-1].append(c)
-        i += 1
-    while len(stack) > 1:  # an unclosed substitution: its text is a part of its own
-        end_part()
-        stack.pop()
-    end_part()
-    return ShellParts(parts, redirects)
+def _shell_allows(glob: str, command: str) -> bool:
+    """Every part matches, nothing writes, nothing unsure, no control character (a
+    newline inside a part: fnmatch's ``*`` would match across it)."""
+    split = split_shell(command)
+    return (split.sure and not split.redirects and bool(split.parts)
+            and all(not _CONTROL.search(p) and fnmatch.fnmatchcase(p, glob)
+                    for p in split.parts))
+
+
+def shell_deny_unsure(command: str) -> bool:
+    """Whether ``command`` runs a shell script whose commands are not known here
+    (``bash x.sh``, ``… | sh``): a shell deny rule then asks, never allows."""
+    return any(name == UNKNOWN_SCRIPT for name, _ in deny_forms(command))
+
+
+def _shell_denies(glob: str, command: str) -> bool:
+    """The whole command, a part, or any reading of a part's command name (see
+    :func:`.shell_names.deny_forms`) matches."""
+    if fnmatch.fnmatchcase(command.strip(), glob):
+        return True
+    if any(fnmatch.fnmatchcase(p, glob) for p in split_shell(command).parts):
+        return True
+    first = glob.split(" ", 1)[0]
+    for name, rest in deny_forms(command):
+        text = first if name is None else name
+        if fnmatch.fnmatchcase(f"{text} {rest}" if rest else text, glob):
+            return True
+    return False
 
 
 # -- paths ---------------------------------------------------------------------------
@@ -224,12 +185,8 @@ def matches(rule: Rule, tool_name: str, args: Any, *, effect: str = "allow",
         command = args.get("command")
         if not isinstance(command, str):
             return False
-        split = split_shell(command)
-        if effect == "deny":
-            return fnmatch.fnmatchcase(command.strip(), glob) or any(
-                fnmatch.fnmatchcase(p, glob) for p in split.parts)
-        return (not split.redirects and bool(split.parts)
-                and all(fnmatch.fnmatchcase(p, glob) for p in split.parts))
+        return _shell_denies(glob, command) if effect == "deny" else _shell_allows(
+            glob, command)
     if tool_name in FILE_TOOLS:
         raw = args.get("path", ".")
         if not isinstance(raw, str):
@@ -253,8 +210,13 @@ class RuleSet:
     def verdict(self, tool_name: str, args: Any,
                 project: Path | None = None) -> tuple[str, str] | None:
         """``("deny", rule)`` or ``("allow", rule)``, or ``None`` when no rule
-        covers the call. Deny beats allow; unparsable rules are skipped."""
+        covers the call. Deny beats allow; unparsable rules are skipped. A shell
+        command that runs a script not known here, while a shell deny rule exists,
+        is ``("ask", rule)``: it is asked even where nothing else asks."""
+        unsure: str | None = None
         for effect, texts in (("deny", self.deny), ("allow", self.allow)):
+            if effect == "allow" and unsure is not None:
+                return "ask", unsure
             for text in texts:
                 try:
                     rule = parse_rule(text)
@@ -262,22 +224,60 @@ class RuleSet:
                     continue
                 if matches(rule, tool_name, args, effect=effect, project=project):
                     return effect, text
+                if (effect == "deny" and unsure is None and tool_name == "shell"
+                        and rule.tool == "shell" and rule.glob is not None
+                        and isinstance(args, dict) and shell_deny_unsure(
+                            str(args.get("command", "")))):
+                    unsure = text
         return None
 
 
+_GIT_COMMANDS = frozenset({
+    "status", "log", "diff", "show", "add", "commit", "branch", "checkout", "switch",
+    "restore", "fetch", "pull", "push", "merge", "rebase", "reset", "stash", "tag",
+    "remote", "blame", "grep", "ls-files", "rev-parse", "describe", "shortlog", "mv", "rm",
+    "init", "clone", "cherry-pick", "revert", "bisect", "worktree", "submodule"})
+
+
+_PACKAGE_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "deno"})
+
+
+def _exact(text: str) -> str:
+    """A rule for exactly ``text`` (its glob characters taken literally)."""
+    return "shell(" + re.sub(r"([*?\[])", r"[\1]", text.strip()) + ")"
+
+
+def _propose_shell(command: str) -> str:
+    """A shell command's first word(s) with a ``*``; an interpreter or a command
+    runner (``bash``, ``python3``, ``xargs``, ``sudo``, ``find``, ``git -c`` …), or
+    a command not fully understood, gets a rule for exactly this command instead: a
+    glob after them would allow any program."""
+    parsed = parse_shell(command)
+    cmds = [c for c in parsed.commands if c.words]
+    if not parsed.sure or not cmds:
+        return _exact(command)
+    cmd = min(cmds, key=lambda c: c.start)  # the first written, not a substitution's
+    values = [w.value for w in cmd.words]
+    name, sub = values[0], (values[1:2] or [""])[0]
+    if (name is None or "=" in name or is_interpreter(name)
+            or (name == "git" and sub not in _GIT_COMMANDS)
+            or (name in _PACKAGE_RUNNERS and sub in ("exec", "x", "dlx"))):
+        return _exact(cmd.text)
+    keep = []
+    for word in cmd.words[:2]:
+        if word.raw != word.value or not re.match(r"^[A-Za-z0-9_./:@+=-]+$", word.raw) \
+                or word.raw.startswith("-"):
+            break
+        keep.append(word.raw)
+    return f"shell({' '.join(keep)}*)" if keep else _exact(cmd.text)
+
+
 def propose_rule(tool_name: str, args: Any) -> str:
-    """The "always allow in this project" rule for a call: a shell command's first
-    word(s), a file's directory; other tools by name."""
+    """The "always allow in this project" rule for a call: for a shell command, see
+    :func:`_propose_shell`; a file's directory; other tools by name."""
     args = args if isinstance(args, dict) else {}
     if tool_name == "shell":
-        parts = split_shell(str(args.get("command", ""))).parts
-        words = parts[0].split() if parts else []
-        keep = []
-        for word in words[:2]:
-            if not re.match(r"^[A-Za-z0-9_./:@+=-]+$", word) or word.startswith("-"):
-                break
-            keep.append(word)
-        return f"shell({' '.join(keep)}*)" if keep else "shell"
+        return _propose_shell(str(args.get("command", "")))
     if tool_name in FILE_TOOLS:
         raw = args.get("path", ".")
         norm = project_path(None, raw) if isinstance(raw, str) else None

@@ -336,8 +336,8 @@ class Features(RuleBasedStateMachine):
         """``mttui exec`` killed with SIGKILL while its shell tool sleeps; then resumed."""
         self.close()
         n, path = self.n + 1, path.split("/")[-1]
-        text = self.text(f"shell printf 't{n}\\n' >> {self.ledger}; printf 'k{n}' > {path}; "
-                         "sleep 5")
+        text = self.text(f"shell printf 'k{n}' > {path}; printf 't{n}\\n' >> {self.ledger}; "
+                         "sleep 5")  # killed once the token is in the ledger: the file first
         self.log.append(f"exec {text!r}, kill -9 mid-tool, resume")
         self.fail(sm.exec_killed(self.home, self.project, self.sid, self.fake.url, text,
                                  self.ledger, f"t{n}"))

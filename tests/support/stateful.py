@@ -214,8 +214,7 @@ def ledger_tokens(path: Path) -> dict[str, int]:
 
 
 def dumps(msgs: list[Any]) -> str:
-    return json.dumps([list(m) if isinstance(m, tuple) else repr(m) for m in msgs],
-                      separators=(",", ":"))
+    return json.dumps([list(m) if isinstance(m, tuple) else repr(m) for m in msgs])
 
 
 def directive(n: int, verb: str, path: str, files: dict[str, str], ledger: Path) -> str:
@@ -247,10 +246,11 @@ def apply_effects(text: str, files: dict[str, str], tokens: dict[str, int]) -> N
         path, _, new = rest.split(" ")
         files[path] = new
     elif verb == "shell":
-        token = rest.split("'")[1].removesuffix("\\n")
-        tokens[token] = tokens.get(token, 0) + 1
-        for part in rest.split("; ")[1:]:
-            if part.startswith("rm -f "):
+        for part in rest.split("; "):
+            if " >> " in part:  # the ledger
+                token = part.split("'")[1].removesuffix("\\n")
+                tokens[token] = tokens.get(token, 0) + 1
+            elif part.startswith("rm -f "):
                 files.pop(part[6:], None)
             elif part.startswith("printf ") and " > " in part:
                 body, path = part[7:].split(" > ")

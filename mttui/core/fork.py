@@ -119,7 +119,11 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
                     thread_id=writer.thread_id)
         items: list[tuple[str, dict[str, object]]] = []
         before = {id(m) for m in t.messages[: t.after_compression_from]}
+        cleared = {id(m) for m in t.messages[: t.rewinds.cleared_from]}
         for m in copies:
+            if cleared and id(m) not in cleared and not _has(items, "session_clear"):
+                # a /clear the copies span: the fork's model starts after it too
+                items.append(("session_clear", {"thread_id": writer.thread_id}))
             if t.last_compression is not None and id(m) not in before and not _has(items):
                 items.append(_compression(t.last_compression))
             message = {k: v for k, v in m.items() if k != "created_at"}
@@ -230,8 +234,8 @@ def _plain(rec: Mapping[str, object]) -> bool:
     return True
 
 
-def _has(items: list[tuple[str, dict[str, object]]]) -> bool:
-    return any(kind == "compression" for kind, _ in items)
+def _has(items: list[tuple[str, dict[str, object]]], kind: str = "compression") -> bool:
+    return any(k == kind for k, _ in items)
 
 
 def _compression(rec: Mapping[str, object]) -> tuple[str, dict[str, object]]:

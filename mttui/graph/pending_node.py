@@ -60,7 +60,9 @@ def merge_user_turns(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
         prev = out[-1] if out else None
         if (prev is not None and _steer(msg) and _steer(prev) and isinstance(msg.content, str)
                 and isinstance(prev.content, str)):
-            out[-1] = HumanMessage(content=f"{prev.content}\n\n{msg.content}", id=prev.id)
+            # still marked a Steer: a third one of the batch joins it too
+            out[-1] = HumanMessage(content=f"{prev.content}\n\n{msg.content}", id=prev.id,
+                                   additional_kwargs=dict(prev.additional_kwargs))
         else:
             out.append(msg)
     return out

@@ -148,3 +148,42 @@ def test_a_code_rewind_in_a_fork_to_a_copied_message_is_refused(
     assert (project / "one.txt").exists() and (project / "f.txt").exists()
     done = run_json(home, project, "rewind", forked, "--to", "5", "--code", "--yes")
     assert done["files_deleted"] == ["f.txt"]
+
+
+def test_a_quiet_turn_of_a_fork_made_after_a_rewind_is_not_taken_for_a_copy(
+    service: SessionService, project: Path
+) -> None:
+    """The source had a rewound message the fork did not copy: numbering differs, so
+    copies are known by their ids, not by the source's fork point."""
+    from mttui.core.fork import fork
+    from mttui.core.handle import SessionHandle
+    from mttui.core.rewind import rewind
+    from tests.support.handles import approve_waiting, offline
+
+    handle = SessionHandle.create(service, offline(), "K1 hello")
+    try:
+        list(handle.run("K1 hello"))
+        sid = handle.session_id
+    finally:
+        handle.close()
+    rewind(service, offline(), sid, 1, conversation=True, code=False)
+    handle = SessionHandle.open(service, offline(), sid)
+    try:
+        list(handle.run("K2 again"))
+    finally:
+        handle.close()
+    forked = fork(service, offline(), sid).session_id
+    handle = SessionHandle.open(service, offline(), forked)
+    try:
+        list(handle.run("K3 quiet"))
+        list(handle.run("/write w.txt W"))
+        approve_waiting(handle)
+    finally:
+        handle.close()
+    records, _ = service.records(forked)
+    from mttui.session.transcript import fold
+
+    seq = next(i + 1 for i, m in enumerate(fold(records).messages)
+               if m.get("content") == "K3 quiet")
+    done = rewind(service, offline(), forked, seq, conversation=False, code=True)
+    assert done.files_deleted == ["w.txt"] and not (project / "w.txt").exists()

@@ -71,14 +71,33 @@ class _Session:
     timeline: Timeline
     repo: ShadowRepo
     checkpoints_path: Path
+    copied_from: str = ""  # the source of a fork
+    copied: set[str] = field(default_factory=set)  # ids of the messages copied from it
 
 
 def _load(service: SessionService, info: SessionInfo) -> _Session:
     records, _ = service.records(info.id)
     transcript = fold(records)
-    return _Session(info, transcript, read_timeline(info.path, transcript.messages),
-                    ShadowRepo(service.layout.home, Path(info.project)),
-                    service.layout.checkpoints_path(info.project_hash))
+    s = _Session(info, transcript, read_timeline(info.path, transcript.messages),
+                 ShadowRepo(service.layout.home, Path(info.project)),
+                 service.layout.checkpoints_path(info.project_hash))
+    origin = fork_origin(info.path)
+    if origin:
+        s.copied_from = str(origin.get("session_id") or "")
+        s.copied = _copied_ids(service, s.copied_from, transcript, origin.get("seq"))
+    return s
+
+
+def _copied_ids(service: SessionService, source: str, transcript: Transcript,
+                point: object) -> set[str]:
+    """The fork's messages that are copies (same ids as in the source); without the
+    source, the first ``point`` of them (the fork copied at most that many)."""
+    mine = [str(m.get("id")) for m in transcript.messages]
+    try:
+        records, _ = service.records(source)
+    except MttuiError:
+        return set(mine[: point if isinstance(point, int) else 0])
+    return set(mine) & {str(m.get("id")) for m in fold(records).messages}
 
 
 def _check_target(s: _Session, to_seq: int) -> None:
@@ -95,13 +114,11 @@ def _snapshot_ref(s: _Session, to_seq: int) -> str:
     hint = "a conversation-only rewind is still possible (--conversation)"
     if not git_available():
         raise RewindRefused(f"file checkpoints are off (no `git` executable); {hint}")
-    origin = fork_origin(s.info.path)
-    point = origin.get("seq") if origin else None
-    if isinstance(point, int) and to_seq <= point and not s.timeline.has_own(to_seq):
+    if s.copied_from and s.transcript.messages[to_seq - 1].get("id") in s.copied \
+            and not s.timeline.has_own(to_seq):
         # a copied message: the files changed in the source after it, not in this log
-        raise RewindRefused(f"message {to_seq} was copied from session "
-                            f"{origin.get('session_id') if origin else ''} when this one was "
-                            f"forked; rewind the files there; {hint}")
+        raise RewindRefused(f"message {to_seq} was copied from session {s.copied_from} "
+                            f"when this one was forked; rewind the files there; {hint}")
     cp = s.timeline.checkpoint_for(to_seq)
     if cp is not None and cp.error is not None:
         raise RewindRefused(f"the file snapshot before message {cp.seq}'s turn failed "

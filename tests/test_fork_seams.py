@@ -187,3 +187,38 @@ def test_a_quiet_turn_of_a_fork_made_after_a_rewind_is_not_taken_for_a_copy(
                if m.get("content") == "K3 quiet")
     done = rewind(service, offline(), forked, seq, conversation=False, code=True)
     assert done.files_deleted == ["w.txt"] and not (project / "w.txt").exists()
+
+
+def test_a_fork_sends_a_batch_of_steers_as_one_message_as_the_source_did(
+    service: SessionService, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    from mttui.config import Settings
+    from mttui.core.fork import fork
+    from mttui.core.handle import SessionHandle
+    from tests.support.handles import approve_waiting
+
+    settings = Settings(provider="openai", model="fake", base_url=fake_openai.url,
+                        api_key="sk-test", approval="ask")
+    fake_openai.add(text("hi"),
+                    tools([("w1", "write_file", {"path": "w.txt", "content": "w\n"})]),
+                    text("read both steers"), text("in the fork"))
+    handle = SessionHandle.create(service, settings, "hello")
+    try:
+        list(handle.run("hello"))
+        list(handle.run("write it"))  # waits for approval; two steers typed meanwhile
+        handle.pending.steer("steer one")
+        handle.pending.steer("steer two")
+        approve_waiting(handle)
+        sid = handle.session_id
+    finally:
+        handle.close()
+    source = [m for m in fake_openai.requests[-1]["messages"] if m.get("role") == "user"]
+    assert [m["content"] for m in source][-1] == "steer one\n\nsteer two"
+    forked = fork(service, settings, sid).session_id
+    handle = SessionHandle.open(service, settings, forked)
+    try:
+        list(handle.run("go on"))
+    finally:
+        handle.close()
+    users = [m["content"] for m in fake_openai.requests[-1]["messages"] if m.get("role") == "user"]
+    assert users == [m["content"] for m in source] + ["go on"]

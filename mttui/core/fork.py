@@ -115,7 +115,7 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
         db = service.layout.checkpoints_path(info.project_hash)
         sent = sent_contents(db, whole.thread_ids, view)  # @file blocks as the model had them
         seed_thread(writer, settings, project=Path(info.project), checkpoints_path=db,
-                    messages=view_messages(summary, list(view), sent),
+                    messages=view_messages(summary, list(view), sent, whole.steer_ids),
                     thread_id=writer.thread_id)
         items: list[tuple[str, dict[str, object]]] = []
         before = {id(m) for m in t.messages[: t.after_compression_from]}

@@ -289,7 +289,7 @@ def _reseed(writer: SessionWriter, s: _Session, settings: Settings, rec: Record,
     thread_id = seed_thread(writer, settings, project=Path(s.info.project),
                             checkpoints_path=s.checkpoints_path,
                             messages=view_messages(summary, list(view), sent_contents(
-                                s.checkpoints_path, t.thread_ids, view)))
+                                s.checkpoints_path, t.thread_ids, view), t.steer_ids))
     fields = {k: v for k, v in rec.items() if k != "type"}
     writer.append_many([("rewind", {**fields, "thread_id": thread_id, "op": op}),
                         ("session_update", {"thread_id": thread_id})])

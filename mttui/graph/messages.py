@@ -118,6 +118,11 @@ def assert_paired(messages: list[Any]) -> None:
         )
 
 
+# a Steer's LangChain message carries this in ``additional_kwargs`` (one batch of
+# Steers reaches the model as one message)
+STEER_MARK = "mttui_steer"
+
+
 def turn_message_id(messages: Sequence[Any]) -> str:
     """The id of the last user message of the model's view (the turn a tool call
     belongs to); a compression summary is not one. ``""`` when there is none."""

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .context import GraphContext
+from .messages import STEER_MARK
 from .state import AgentState, Node  # LangGraph reads the node's state type at runtime
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ def after(state: AgentState) -> str:
     return "compression" if messages and getattr(messages[-1], "type", "") == "human" else END
 
 
-STEER_MARK = "mttui_steer"
 
 
 def steer_message(msg: dict[str, Any]) -> HumanMessage:

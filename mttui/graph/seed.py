@@ -7,7 +7,7 @@ the seed checkpoint, as the transcript-only resume does.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ from mttui.session.writer import SessionWriter
 
 from .compression.summary import SUMMARY_HEADER
 from .journal import Journal
-from .messages import from_record
+from .messages import STEER_MARK, from_record
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -27,11 +27,14 @@ CLOSED = "interrupted: this call has no result in the conversation; it is not ru
 
 
 def view_messages(summary: str | None, view: Sequence[Mapping[str, Any]],
-                  contents: Mapping[str, str] | None = None) -> list[BaseMessage]:
+                  contents: Mapping[str, str] | None = None,
+                  steers: Set[str] = frozenset()) -> list[BaseMessage]:
     """LangChain messages of a view: the summary first, each tool result right after its
     call (a call without a result gets a short closing result, a stray result is dropped).
     ``contents``: what the model was sent for a message, where it differs from the log's
-    text (a prompt with its ``@file`` blocks; see :func:`sent_contents`)."""
+    text (a prompt with its ``@file`` blocks; see :func:`sent_contents`); ``steers``: the
+    ids of user messages that came as Steers (marked, so one batch reaches the model as
+    one message, as it did in the source)."""
     from langchain_core.messages import HumanMessage, ToolMessage
 
     shown = [m for m in view if in_model_view(m)]
@@ -44,7 +47,11 @@ def view_messages(summary: str | None, view: Sequence[Mapping[str, Any]],
         if m.get("role") == "tool":
             continue
         sent = contents.get(str(m.get("id"))) if contents else None
-        out.append(built(m if sent is None else {**m, "content": sent}, templates))
+        if m.get("id") in steers:  # few: built and validated as the steer node makes them
+            out.append(HumanMessage(content=str(m.get("content") if sent is None else sent),
+                                    id=m.get("id"), additional_kwargs={STEER_MARK: True}))
+        else:
+            out.append(built(m if sent is None else {**m, "content": sent}, templates))
         for call in m.get("tool_calls") or []:
             found = results.get(str(call.get("id")))
             if found is not None:

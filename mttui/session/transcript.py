@@ -49,6 +49,7 @@ class Transcript:
     open_run: str | None = None  # run_id of a run_start without its run_end
     # rewinds (timetravel.md) and /clear: which messages the model still sees
     rewinds: RewindState = field(default_factory=RewindState)
+    steer_ids: set[str] = field(default_factory=set)  # user messages that came as Steers
 
     def queued_ids(self) -> list[str]:
         """Queue items that still wait to run (held after a restart)."""
@@ -114,6 +115,8 @@ def fold(
                 continue
             by_id[msg.get("id", "")] = msg
             t.messages.append(msg)
+            if kind == "pending_steer":
+                t.steer_ids.add(msg.get("id", ""))
         elif kind == "message_update":
             target = by_id.get(rec.get("message_id", ""))
             if target is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ..messages import STEER_MARK
 from ..tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
 
 SUMMARY_PREFIX = "summary-"
@@ -47,13 +48,15 @@ class Cut:
 
 def safe_points(messages: list[Any]) -> list[int]:
     """Indices ``i`` (``1 ≤ i ≤ len``) where ``messages[i:]`` may start: no tool call
-    made before ``i`` has its result at or after ``i``, and ``messages[i]`` is
-    neither a tool result nor a summary."""
+    made before ``i`` has its result at or after ``i``, ``messages[i]`` is neither a
+    tool result nor a summary, and it does not split a batch of Steers (the model was
+    sent them as one message)."""
     points: list[int] = []
     open_calls: set[str] = set()
     for i, m in enumerate(messages):
         kind = m.type
-        if i > 0 and not open_calls and kind != "tool" and not is_summary(m):
+        if (i > 0 and not open_calls and kind != "tool" and not is_summary(m)
+                and not (_steer(m) and _steer(messages[i - 1]))):
             points.append(i)
         if kind == "ai":
             open_calls.update(str(c["id"]) for c in m.tool_calls or [])
@@ -62,6 +65,10 @@ def safe_points(messages: list[Any]) -> list[int]:
     if messages and not open_calls:
         points.append(len(messages))
     return points
+
+
+def _steer(message: Any) -> bool:
+    return bool(getattr(message, "additional_kwargs", {}).get(STEER_MARK))
 
 
 def choose_cut(messages: list[Any], keep_budget: int) -> Cut | None:

@@ -21,3 +21,19 @@ def test_no_cut_point_inside_a_batch_of_steers() -> None:
     first = messages.index(steers[0])
     assert first in points
     assert not any(first < p <= first + 4 for p in points)
+
+
+def test_the_chosen_cut_keeps_a_batch_of_steers_whole() -> None:
+    from mttui.graph.compression.cut import choose_cut
+
+    steers = [steer_message({"id": f"s{i}", "content": f"K{i} " + "x" * 400})
+              for i in range(3, 8)]
+    messages = [HumanMessage(content="K1 " + "y" * 4000, id="u1"),
+                AIMessage(content="re K1 " + "y" * 4000, id="a1"), *steers,
+                AIMessage(content="re K3", id="a3"), HumanMessage(content="K8", id="u8")]
+    for budget in range(50, 2000, 50):
+        cut = choose_cut(messages, budget)
+        if cut is None:
+            continue
+        steer_ids = [m.id for m in cut.kept if m.id and m.id.startswith("s")]
+        assert steer_ids in ([], [s.id for s in steers]), (budget, steer_ids)

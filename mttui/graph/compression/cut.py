@@ -108,7 +108,8 @@ def choose_cut(messages: list[Any], keep_budget: int) -> Cut | None:
                 answered_later.difference_update(str(c["id"]) for c in m.tool_calls or [])
             elif kind == "tool":
                 answered_later.add(str(m.tool_call_id))
-            safe = not answered_later and kind != "tool" and not is_summary(m)
+            safe = (not answered_later and kind != "tool" and not is_summary(m)
+                    and not (_steer(m) and _steer(messages[p - 1])))  # one batch of Steers
         # the kept part only grows going back: once over the budget, nothing earlier fits
         kept = suffix + (lifted if p > last else 0)
         if kept > keep_budget and largest is not None:

@@ -131,23 +131,22 @@ def test_a_rewound_turn_never_comes_back_through_compaction_or_resume(
     assert "run it" not in seen and "S!" in seen and "echo one" not in seen
 
 
-def test_a_code_rewind_in_a_fork_to_a_copied_message_is_refused(
+def test_a_code_rewind_in_a_fork_to_a_copied_message_restores_the_tree_before_it(
     home: Path, project: Path, fake_openai: FakeOpenAI
 ) -> None:
-    """The files changed in the source after that message, not in the fork: the fork's own
-    later snapshot would restore the wrong tree."""
-    sid = _queued_session(home, project, fake_openai)
+    """The source changed files after that message (after the fork point, but before the
+    fork's own first snapshot): its snapshot came first in time and is the one restored;
+    the fork's own later snapshot would keep the source's change."""
+    sid = _queued_session(home, project, fake_openai)  # its turn 5 wrote one.txt
     forked = run_json(home, project, "fork", sid, "--at", "4")["session_id"]
-    fake_openai.add(tools([("w1", "write_file", {"path": "f.txt", "content": "f\\n"})]),
+    fake_openai.add(tools([("w1", "write_file", {"path": "f.txt", "content": "f\n"})]),
                     text("wrote"))
     r = cli(home, project, "exec", "--session", forked, "--approve", "all", "write f",
             **_env(fake_openai))
     assert r.returncode == 0, r.stderr
-    r = cli(home, project, "rewind", forked, "--to", "3", "--code", "--yes")
-    assert r.returncode == 1 and "copied from session" in r.stderr, r.stderr
-    assert (project / "one.txt").exists() and (project / "f.txt").exists()
-    done = run_json(home, project, "rewind", forked, "--to", "5", "--code", "--yes")
-    assert done["files_deleted"] == ["f.txt"]
+    done = run_json(home, project, "rewind", forked, "--to", "3", "--code", "--yes")
+    assert sorted(done["files_deleted"]) == ["f.txt", "one.txt"]
+    assert not (project / "one.txt").exists() and not (project / "f.txt").exists()
 
 
 def test_a_quiet_turn_of_a_fork_made_after_a_rewind_is_not_taken_for_a_copy(
@@ -222,3 +221,36 @@ def test_a_fork_sends_a_batch_of_steers_as_one_message_as_the_source_did(
         handle.close()
     users = [m["content"] for m in fake_openai.requests[-1]["messages"] if m.get("role") == "user"]
     assert users == [m["content"] for m in source] + ["go on"]
+
+
+def test_a_fork_of_a_fork_keeps_a_batch_of_steers_as_one_message(
+    service: SessionService, project: Path, fake_openai: FakeOpenAI
+) -> None:
+    from mttui.config import Settings
+    from mttui.core.fork import fork
+    from mttui.core.handle import SessionHandle
+    from tests.support.handles import approve_waiting
+
+    settings = Settings(provider="openai", model="fake", base_url=fake_openai.url,
+                        api_key="sk-test", approval="ask")
+    fake_openai.add(tools([("w1", "write_file", {"path": "w.txt", "content": "w\n"})]),
+                    text("read both steers"), text("f1"), text("f2"))
+    handle = SessionHandle.create(service, settings, "write it")
+    try:
+        list(handle.run("write it"))
+        handle.pending.steer("steer one")
+        handle.pending.steer("steer two")
+        approve_waiting(handle)
+        sid = handle.session_id
+    finally:
+        handle.close()
+    first = fork(service, settings, sid).session_id
+    for source in (first, fork(service, settings, first).session_id):
+        handle = SessionHandle.open(service, settings, source)
+        try:
+            list(handle.run("go on"))
+        finally:
+            handle.close()
+        users = [m["content"] for m in fake_openai.requests[-1]["messages"]
+                 if m.get("role") == "user"]
+        assert "steer one\n\nsteer two" in users, users

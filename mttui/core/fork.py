@@ -127,6 +127,8 @@ def fork(service: SessionService, settings: Settings, ref: str, *, at: int | Non
             if t.last_compression is not None and id(m) not in before and not _has(items):
                 items.append(_compression(t.last_compression))
             message = {k: v for k, v in m.items() if k != "created_at"}
+            if m.get("id") in whole.steer_ids:  # the copy keeps what it came as
+                message["steer"] = True
             items.append(("transcript_message", {"message": message}))
         if t.last_compression is not None and not _has(items):
             items.append(_compression(t.last_compression))
@@ -169,8 +171,9 @@ def _fork_copied(service: SessionService, settings: Settings, info: SessionInfo,
             # no rewind or /clear in this log: its current thread holds every prompt of
             # the view with the @file blocks the model was sent
             sent = sent_contents(db, [info.thread_id] if info.thread_id else [], view)
+            steers = {str(m.get("id")) for m in view if m.get("steer") is True}
             seed_thread(writer, settings, project=Path(info.project), checkpoints_path=db,
-                        messages=view_messages(summary, view, sent),
+                        messages=view_messages(summary, view, sent, steers),
                         thread_id=writer.thread_id)
     adjusted = plan.asked if plan.seq != plan.asked else None
     return ForkResult(writer.session_id, info.id, plan.seq, adjusted, plan.seq, new_title)

@@ -24,7 +24,7 @@ from mttui.session.models import SessionInfo
 from mttui.session.records import new_id
 from mttui.session.service import SessionService
 from mttui.session.snapshots import ShadowRepo, ToolsRunning, git_available, own_outputs
-from mttui.session.timeline import RewindOp, Timeline, fork_origin, read_timeline
+from mttui.session.timeline import Checkpoint, RewindOp, Timeline, fork_origin, read_timeline
 from mttui.session.transcript import Transcript, fold
 from mttui.session.writer import SessionWriter
 
@@ -71,8 +71,9 @@ class _Session:
     timeline: Timeline
     repo: ShadowRepo
     checkpoints_path: Path
-    copied_from: str = ""  # the source of a fork
-    copied: set[str] = field(default_factory=set)  # ids of the messages copied from it
+    # a fork's copied messages: the source's first snapshot at or after each (its own
+    # timeline went on after the copy; which snapshot came first is a matter of time)
+    source_first: dict[str, Checkpoint] = field(default_factory=dict)
 
 
 def _load(service: SessionService, info: SessionInfo) -> _Session:
@@ -83,21 +84,30 @@ def _load(service: SessionService, info: SessionInfo) -> _Session:
                  service.layout.checkpoints_path(info.project_hash))
     origin = fork_origin(info.path)
     if origin:
-        s.copied_from = str(origin.get("session_id") or "")
-        s.copied = _copied_ids(service, s.copied_from, transcript, origin.get("seq"))
+        s.source_first = _source_snapshots(service, str(origin.get("session_id") or ""),
+                                           transcript)
     return s
 
 
-def _copied_ids(service: SessionService, source: str, transcript: Transcript,
-                point: object) -> set[str]:
-    """The fork's messages that are copies (same ids as in the source); without the
-    source, the first ``point`` of them (the fork copied at most that many)."""
-    mine = [str(m.get("id")) for m in transcript.messages]
+def _source_snapshots(service: SessionService, source: str,
+                      transcript: Transcript) -> dict[str, Checkpoint]:
+    """For each message a fork copied (same id in its source), the source's snapshot
+    that a code rewind to it would restore there, if any."""
     try:
+        info = service.get(source)
         records, _ = service.records(source)
     except MttuiError:
-        return set(mine[: point if isinstance(point, int) else 0])
-    return set(mine) & {str(m.get("id")) for m in fold(records).messages}
+        return {}
+    theirs = fold(records).messages
+    timeline = read_timeline(info.path, theirs)
+    where = {str(m.get("id")): i + 1 for i, m in enumerate(theirs)}
+    out: dict[str, Checkpoint] = {}
+    for m in transcript.messages:
+        seq = where.get(str(m.get("id")))
+        cp = timeline.checkpoint_for(seq) if seq is not None else None
+        if cp is not None:
+            out[str(m.get("id"))] = cp
+    return out
 
 
 def _check_target(s: _Session, to_seq: int) -> None:
@@ -114,12 +124,11 @@ def _snapshot_ref(s: _Session, to_seq: int) -> str:
     hint = "a conversation-only rewind is still possible (--conversation)"
     if not git_available():
         raise RewindRefused(f"file checkpoints are off (no `git` executable); {hint}")
-    if s.copied_from and s.transcript.messages[to_seq - 1].get("id") in s.copied \
-            and not s.timeline.has_own(to_seq):
-        # a copied message: the files changed in the source after it, not in this log
-        raise RewindRefused(f"message {to_seq} was copied from session {s.copied_from} "
-                            f"when this one was forked; rewind the files there; {hint}")
     cp = s.timeline.checkpoint_for(to_seq)
+    # a message a fork copied: the source's own later snapshot, if it came first in time
+    theirs = s.source_first.get(str(s.transcript.messages[to_seq - 1].get("id")))
+    if theirs is not None and (cp is None or theirs.created_at < cp.created_at):
+        cp = theirs
     if cp is not None and cp.error is not None:
         raise RewindRefused(f"the file snapshot before message {cp.seq}'s turn failed "
                             f"({cp.error}), so what that turn changed cannot be undone; {hint}")

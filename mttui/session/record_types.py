@@ -51,6 +51,7 @@ class Message(TypedDict, total=False):
     error: str
     created_at: str | None  # the record's timestamp, if it has one
     attachments: list[Attachment]
+    steer: bool  # a fork's copy of a message that came as a Steer
 
 
 class ApprovalCall(TypedDict, total=False):

@@ -115,7 +115,7 @@ def fold(
                 continue
             by_id[msg.get("id", "")] = msg
             t.messages.append(msg)
-            if kind == "pending_steer":
+            if kind == "pending_steer" or found.get("steer") is True:  # a fork's copy
                 t.steer_ids.add(msg.get("id", ""))
         elif kind == "message_update":
             target = by_id.get(rec.get("message_id", ""))

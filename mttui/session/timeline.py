@@ -114,10 +114,6 @@ class Timeline:
         after = [c for c in self.checkpoints if c.seq >= seq]
         return min(after, key=lambda c: (c.seq, c.error is None)) if after else None
 
-    def has_own(self, seq: int) -> bool:
-        """Whether a snapshot of this log was taken for message ``seq``'s own turn."""
-        return any(c.seq == seq for c in self.checkpoints)
-
     def place(self, messages: Sequence[Mapping[str, object]]) -> Timeline:
         """Give each snapshot the seq its message has in ``messages`` (the folded
         transcript); snapshots of older logs keep their recorded ``before_seq``."""
